@@ -785,17 +785,38 @@ const MAX_REPLY_LINE: usize = 64 * 1024 * 1024;
 /// whose cursors never end).
 const MAX_LIST_PAGES: usize = 100;
 
-/// The HTTP client requests go through.
+/// The HTTP client requests go through: plain HTTP, and HTTPS with the `tls` feature.
+#[cfg(not(feature = "tls"))]
 pub(crate) type HttpClient =
     HyperClient<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>;
 
+/// The HTTP client requests go through: plain HTTP, and HTTPS with the `tls` feature.
+#[cfg(feature = "tls")]
+pub(crate) type HttpClient = HyperClient<
+    hyper_rustls::HttpsConnector<hyper_util::client::legacy::connect::HttpConnector>,
+    Full<Bytes>,
+>;
+
 /// A new HTTP client.
+#[cfg(not(feature = "tls"))]
 pub(crate) fn http_client() -> HttpClient {
     HyperClient::builder(TokioExecutor::new()).build_http()
 }
 
+/// A new HTTP client: HTTPS (rustls, with the webpki roots) or HTTP, as the URL says.
+#[cfg(feature = "tls")]
+pub(crate) fn http_client() -> HttpClient {
+    let connector = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_webpki_roots()
+        .https_or_http()
+        .enable_http1()
+        .build();
+    HyperClient::builder(TokioExecutor::new()).build(connector)
+}
+
 impl Client {
-    /// A client for the streamable HTTP endpoint at `url` (e.g. `http://127.0.0.1:8080/mcp`).
+    /// A client for the streamable HTTP endpoint at `url` (e.g. `http://127.0.0.1:8080/mcp`);
+    /// `https://` URLs need the `tls` feature (on with `oauth`).
     pub fn http(url: impl Into<String>) -> Self {
         let http = http_client();
         Self::with_transport(Transport::Http {
@@ -1759,6 +1780,7 @@ impl Client {
     /// Send the request `build` makes, with the client's headers. Under OAuth it carries the
     /// access token (refreshed first when it is about to expire), and a challenge the client
     /// meets (a login, a refresh, a step-up) sends it again, as often as the authorizer allows.
+    #[cfg_attr(not(feature = "oauth"), allow(clippy::never_loop))]
     async fn send_authorized(
         &self,
         http: &HttpClient,
