@@ -280,6 +280,53 @@ async fn raw_post(url: &str, session: &str, body: Value) -> hyper::Response<hype
     http.request(req).await.unwrap()
 }
 
+/// A session the server no longer knows (here ended behind the client's back, as when its
+/// instance restarts): the next call gets 404, and the client opens a new session and sends
+/// the call there.
+#[tokio::test]
+async fn a_session_the_server_forgot_is_replaced_and_the_call_sent_again() {
+    let calls = Calls::default();
+    let url = serve(calls.clone()).await;
+    let client = Client::http(&url).era(Era::Session);
+    let Protocol::Session {
+        session: Some(old_id),
+        ..
+    } = client.connect().await.unwrap()
+    else {
+        panic!("a session")
+    };
+    client.call_tool("slow", json!({"ms": 1})).await.unwrap();
+    // Another party ends the session.
+    use http_body_util::Full;
+    let http = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http::<Full<hyper::body::Bytes>>();
+    let delete = hyper::Request::delete(&url)
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", &old_id)
+        .body(Full::new(hyper::body::Bytes::new()))
+        .unwrap();
+    assert!(http.request(delete).await.unwrap().status().is_success());
+    assert_eq!(status_in_session(&url, &old_id).await, 404);
+
+    let before = calls.started.load(Ordering::SeqCst);
+    let result = client.call_tool("slow", json!({"ms": 1})).await.unwrap();
+    assert_eq!(result.is_error, None);
+    assert_eq!(
+        calls.started.load(Ordering::SeqCst),
+        before + 1,
+        "the call ran once"
+    );
+    let Some(Protocol::Session {
+        session: Some(new_id),
+        ..
+    }) = client.protocol()
+    else {
+        panic!("still a session")
+    };
+    assert_ne!(new_id, old_id, "a new session");
+    assert_eq!(status_in_session(&url, &new_id).await, 200);
+}
+
 #[tokio::test]
 async fn a_2025_session_ends_with_delete_when_closed_or_dropped() {
     let url = serve(Calls::default()).await;

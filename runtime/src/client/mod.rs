@@ -212,6 +212,10 @@ pub enum ClientError {
     /// A skill file failed verification (its size, its digest, or a `SKILL.md` whose
     /// frontmatter differs from the skill's entry): its content must not be used.
     Unverified(String),
+    /// The server no longer knows the client's 2025 session (HTTP 404 to a request in it):
+    /// the client opens a new session and sends the request again once; this error is what
+    /// remains when that fails too.
+    SessionEnded(String),
     /// Authorization failed: discovery, registration or the token endpoint refused, the
     /// authorization response did not check out, or the server kept refusing the tokens
     /// obtained ([`Client::oauth`]).
@@ -237,6 +241,7 @@ impl fmt::Display for ClientError {
             ClientError::Tool(m) => write!(f, "the tool failed: {m}"),
             ClientError::Unverified(m) => write!(f, "unverified skill file: {m}"),
             ClientError::Unauthorized(m) => write!(f, "unauthorized: {m}"),
+            ClientError::SessionEnded(m) => write!(f, "session ended: {m}"),
             ClientError::Timeout { method, after } => {
                 write!(f, "no reply to {method} within {after:?}")
             }
@@ -686,7 +691,9 @@ pub struct Client {
     /// as (argument, header name); an empty list for a tool that mirrors none.
     header_params: Mutex<HashMap<String, HeaderDeclarations>>,
     /// The server's era, found on the first request.
-    era: tokio::sync::OnceCell<Negotiated>,
+    era: arc_swap::ArcSwapOption<Negotiated>,
+    /// Held while the era is being found, so concurrent first requests probe once.
+    finding: tokio::sync::Mutex<()>,
     /// The era to speak without probing, if the host chose one.
     forced: Option<Era>,
     /// The default limit on each request's reply ([`Client::timeout`]).
@@ -694,7 +701,7 @@ pub struct Client {
     /// The progress callbacks of the requests in flight ([`Client::with_progress`]).
     watchers: Watchers,
     /// A legacy HTTP session's standalone stream reader, stopped with the client.
-    listener: std::sync::OnceLock<StopOnDrop>,
+    listener: Mutex<Option<StopOnDrop>>,
     /// Headers sent with every HTTP request ([`Client::header`]).
     headers: Arc<Headers>,
 }
@@ -706,7 +713,7 @@ impl Drop for Client {
             return;
         };
         // Once: a client already closed has no session left to end.
-        self.era = tokio::sync::OnceCell::new();
+        self.era.store(None);
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
@@ -982,8 +989,9 @@ impl Client {
             next_id: AtomicI64::new(1),
             notifications: None,
             header_params: Mutex::new(HashMap::new()),
-            era: tokio::sync::OnceCell::new(),
-            listener: std::sync::OnceLock::new(),
+            era: arc_swap::ArcSwapOption::empty(),
+            finding: tokio::sync::Mutex::new(()),
+            listener: Mutex::new(None),
             headers: Arc::new(Headers::default()),
             forced: None,
             timeout: Some(DEFAULT_TIMEOUT),
@@ -1119,14 +1127,14 @@ impl Client {
 
     /// What the client and its server agreed, once the first request found it (`None` before).
     pub fn protocol(&self) -> Option<Protocol> {
-        self.era.get().map(Protocol::from)
+        self.era.load().as_deref().map(Protocol::from)
     }
 
     /// Find the server's era now (probing, or as forced with [`Client::era`]) rather than on the
     /// first call, and say what was agreed.
     pub async fn connect(&self) -> Result<Protocol, ClientError> {
         let limit = self.timeout;
-        let negotiated = async { self.negotiated().await.map(Protocol::from) };
+        let negotiated = async { self.negotiated().await.map(|n| Protocol::from(&*n)) };
         match limit {
             Some(after) => tokio::time::timeout(after, negotiated)
                 .await
@@ -1143,12 +1151,12 @@ impl Client {
     /// End the client: a 2025 HTTP session is ended with DELETE (its answer awaited), so the
     /// server frees it at once. Dropping a client does the same from a task of its own, when it
     /// is dropped inside a Tokio runtime.
-    pub async fn close(mut self) -> Result<(), ClientError> {
+    pub async fn close(self) -> Result<(), ClientError> {
         let Some(session) = self.legacy_session() else {
             return Ok(());
         };
         // Ended here, not again when dropped.
-        self.era = tokio::sync::OnceCell::new();
+        self.era.store(None);
         let url = session.url.clone();
         let req = session.request(hyper::Method::DELETE, Bytes::new())?;
         let resp = session
@@ -1170,8 +1178,9 @@ impl Client {
 
     /// The open 2025 HTTP session, if there is one.
     fn legacy_session(&self) -> Option<LegacyHttp> {
+        let era = self.era.load_full();
         let (Transport::Http { url, http }, Some(Negotiated::Legacy { version, session })) =
-            (&self.transport, self.era.get())
+            (&self.transport, era.as_deref())
         else {
             return None;
         };
@@ -1207,23 +1216,41 @@ impl Client {
     /// lists the version this client speaks means a modern server; anything else (an error,
     /// no answer, a result that is not a discover result, as a 2025 server that answers every
     /// unknown request with `{}` sends) falls back to `initialize`.
-    async fn negotiated(&self) -> Result<&Negotiated, ClientError> {
-        self.era
-            .get_or_try_init(|| async {
-                match self.forced {
-                    Some(Era::Stateless) => return Ok(Negotiated::Modern),
-                    Some(Era::Session) => return self.initialize().await,
-                    None => {}
-                }
+    async fn negotiated(&self) -> Result<Arc<Negotiated>, ClientError> {
+        if let Some(known) = self.era.load_full() {
+            return Ok(known);
+        }
+        let _finding = self.finding.lock().await;
+        if let Some(known) = self.era.load_full() {
+            return Ok(known);
+        }
+        let found = match self.forced {
+            Some(Era::Stateless) => Negotiated::Modern,
+            Some(Era::Session) => self.initialize().await?,
+            None => {
                 let id = self.next_id.fetch_add(1, Ordering::Relaxed);
                 let probe = json!({"jsonrpc": "2.0", "id": id, "method": methods::SERVER_DISCOVER,
                                    "params": {"_meta": self.meta()}});
                 match self.send(&probe).await {
-                    Ok(reply) if reply.get("result").is_some_and(speaks_ours) => Ok(Negotiated::Modern),
-                    _ => self.initialize().await,
+                    Ok(reply) if reply.get("result").is_some_and(speaks_ours) => {
+                        Negotiated::Modern
+                    }
+                    _ => self.initialize().await?,
                 }
-            })
-            .await
+            }
+        };
+        let found = Arc::new(found);
+        self.era.store(Some(found.clone()));
+        Ok(found)
+    }
+
+    /// The server ended the session `ended`: the next request opens a new one (unless another
+    /// already did), and the old session's stream reader stops.
+    fn forget_session(&self, ended: &Arc<Negotiated>) {
+        let previous = self.era.compare_and_swap(ended, None);
+        if Arc::ptr_eq(&previous.as_ref().cloned().unwrap_or_else(|| ended.clone()), ended) {
+            crate::wire::lock(&self.listener).take();
+        }
     }
 
     /// Open a legacy session: `initialize`, then `notifications/initialized`.
@@ -1278,7 +1305,7 @@ impl Client {
                         self.handler.clone(),
                         self.notifications.clone(),
                     ));
-                    let _ = self.listener.set(StopOnDrop(task.abort_handle()));
+                    *crate::wire::lock(&self.listener) = Some(StopOnDrop(task.abort_handle()));
                 }
             }
             Transport::Stdio { tx, .. } => {
@@ -1328,6 +1355,16 @@ impl Client {
             _ => None,
         };
         let resp = self.send_authorized(http, url, build).await?;
+        if resp.status() == hyper::StatusCode::NOT_FOUND {
+            if let Some(session) = session {
+                if let Some(guard) = &mut in_flight {
+                    guard.id = None;
+                }
+                return Err(ClientError::SessionEnded(format!(
+                    "{url}: session {session} not found (HTTP 404)"
+                )));
+            }
+        }
         let set_session = resp
             .headers()
             .get("mcp-session-id")
@@ -1472,18 +1509,40 @@ impl Client {
         };
         // An explicit discover decides the era itself; anything else needs it known.
         let era = if method == methods::SERVER_DISCOVER && self.forced.is_none() {
-            self.era.get().cloned().unwrap_or(Negotiated::Modern)
+            self.era
+                .load_full()
+                .unwrap_or_else(|| Arc::new(Negotiated::Modern))
         } else {
-            self.negotiated().await?.clone()
+            self.negotiated().await?
         };
-        if let Negotiated::Legacy { version, session } = era {
+        if let Negotiated::Legacy { version, session } = &*era {
             let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-            let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+            let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": &params});
             let reply = match &self.transport {
                 Transport::Http { url, http } => {
-                    self.post_legacy(url, http, &version, session.as_deref(), &msg)
-                        .await?
-                        .0
+                    match self
+                        .post_legacy(url, http, version, session.as_deref(), &msg)
+                        .await
+                    {
+                        // The server no longer knows the session (it restarted, or another
+                        // instance answered): open a new one and send the request there, once.
+                        Err(ClientError::SessionEnded(_)) => {
+                            self.forget_session(&era);
+                            let renewed = self.negotiated().await?;
+                            let Negotiated::Legacy { version, session } = &*renewed else {
+                                return Err(ClientError::Protocol(
+                                    "the server left the 2025 protocol".into(),
+                                ));
+                            };
+                            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+                            let msg = json!({"jsonrpc": "2.0", "id": id, "method": method,
+                                             "params": params});
+                            self.post_legacy(url, http, version, session.as_deref(), &msg)
+                                .await?
+                                .0
+                        }
+                        other => other?.0,
+                    }
                 }
                 Transport::Stdio { .. } => self.send(&msg).await?,
             };
@@ -1517,8 +1576,9 @@ impl Client {
             }
         }
         let result = Self::result_of(reply)?;
-        if method == methods::SERVER_DISCOVER && speaks_ours(&result) {
-            let _ = self.era.set(Negotiated::Modern);
+        if method == methods::SERVER_DISCOVER && speaks_ours(&result) && self.era.load().is_none()
+        {
+            self.era.store(Some(Arc::new(Negotiated::Modern)));
         }
         if method == methods::TOOLS_LIST {
             self.learn_header_params(&result);

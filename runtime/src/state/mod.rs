@@ -203,10 +203,18 @@ pub const STATE_KEYS_ENV: &str = "MCP_STATE_KEYS";
 
 /// The key ring: tokens are sealed with the newest key and opened with whichever key their id
 /// names, so keys can rotate without breaking flows in progress.
+///
+/// Rotating across instances that restart one at a time takes three steps, each rolled out to
+/// every instance before the next: add the new key *staged* (it opens tokens, seals none:
+/// `1:...,+2:...`), so no instance meets a token sealed with a key it lacks; make it the
+/// sealing key (`1:...,2:...`); and once the state lifetime has passed, drop the old one
+/// (`2:...`).
 #[derive(Debug)]
 pub struct StateKeys {
     /// Oldest first; the last one seals.
     keys: Vec<StateKey>,
+    /// Keys that open tokens but seal none yet (a rotation's first step).
+    staged: Vec<StateKey>,
 }
 
 impl StateKeys {
@@ -220,7 +228,20 @@ impl StateKeys {
                 return Err(StateKeyError(format!("duplicate state key id {}", k.id)));
             }
         }
-        Ok(StateKeys { keys })
+        Ok(StateKeys {
+            keys,
+            staged: Vec::new(),
+        })
+    }
+
+    /// The ring with `key` staged: tokens sealed with it open, but it seals none (the first
+    /// step of a rotation; see [`StateKeys`]).
+    pub fn stage(mut self, key: StateKey) -> Result<Self, StateKeyError> {
+        if self.by_id(key.id).is_some() {
+            return Err(StateKeyError(format!("duplicate state key id {}", key.id)));
+        }
+        self.staged.push(key);
+        Ok(self)
     }
 
     /// A ring with one random key (for a server started without configured keys: flows then
@@ -230,11 +251,17 @@ impl StateKeys {
     }
 
     /// A ring from text such as `1:9f86d0...,2:60303a...`: comma-separated `id:hex` pairs,
-    /// oldest first, each secret at least 32 bytes (64 hex digits). The usual way to hand every
-    /// instance the same ring (e.g. through an environment variable).
+    /// oldest first, each secret at least 32 bytes (64 hex digits); a pair written `+id:hex` is
+    /// staged (it opens tokens, seals none). The usual way to hand every instance the same ring
+    /// (e.g. through an environment variable).
     pub fn parse(text: &str) -> Result<Self, StateKeyError> {
         let mut keys = Vec::new();
+        let mut staged = Vec::new();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (part, to) = match part.strip_prefix('+') {
+                Some(rest) => (rest, &mut staged),
+                None => (part, &mut keys),
+            };
             let (id, hex) = part
                 .split_once(':')
                 .ok_or_else(|| StateKeyError("state keys are `id:hex` pairs".into()))?;
@@ -252,9 +279,13 @@ impl StateKeys {
                     .filter_map(|i| u8::from_str_radix(&hex[i..i + 2], 16).ok())
                     .collect(),
             );
-            keys.push(StateKey::new(id, &bytes)?);
+            to.push(StateKey::new(id, &bytes)?);
         }
-        Self::new(keys)
+        let mut ring = Self::new(keys)?;
+        for key in staged {
+            ring = ring.stage(key)?;
+        }
+        Ok(ring)
     }
 
     /// The ring in the environment variable [`STATE_KEYS_ENV`] (`MCP_STATE_KEYS`), in the form
@@ -274,8 +305,14 @@ impl StateKeys {
 
     /// The ring with `key` added as the newest (it seals from now on).
     pub fn rotate(mut self, key: StateKey) -> Result<Self, StateKeyError> {
+        self.staged.retain(|k| k.id != key.id);
         self.keys.push(key);
-        Self::new(self.keys)
+        let staged = std::mem::take(&mut self.staged);
+        let mut ring = Self::new(self.keys)?;
+        for key in staged {
+            ring = ring.stage(key)?;
+        }
+        Ok(ring)
     }
 
     fn sealing(&self) -> &StateKey {
@@ -284,7 +321,7 @@ impl StateKeys {
     }
 
     fn by_id(&self, id: u8) -> Option<&StateKey> {
-        self.keys.iter().find(|k| k.id == id)
+        self.keys.iter().chain(&self.staged).find(|k| k.id == id)
     }
 }
 
@@ -1190,6 +1227,43 @@ mod tests {
         assert!(StateKeys::parse("1:abcd").is_err(), "too short");
         assert!(StateKeys::parse(&format!("x:{hex}")).is_err());
         assert!(StateKeys::parse(&format!("1:{}", "zz".repeat(32))).is_err());
+    }
+
+    /// A rotation's three steps, each with instances on the step before still serving: no
+    /// token sealed on one instance is refused by another for its key.
+    #[test]
+    fn a_staged_key_opens_tokens_but_seals_none() {
+        let (k1, k2) = ("ab".repeat(32), "cd".repeat(32));
+        let ring = |text: &str| StateCodec::new(StateKeys::parse(text).unwrap());
+        let args = json!({});
+        let before = ring(&format!("1:{k1}"));
+        let staged = ring(&format!("1:{k1},+2:{k2}"));
+        let switched = ring(&format!("1:{k1},2:{k2}"));
+        let after = ring(&format!("2:{k2}"));
+        // Staged: seals with key 1, so instances still on the old ring open its tokens...
+        let from_staged = staged
+            .seal(&binding(&args), "fp", &IndexMap::new())
+            .unwrap();
+        assert!(before.open(&from_staged, &binding(&args)).is_ok());
+        // ...and opens what instances that already switched seal with key 2.
+        let from_switched = switched
+            .seal(&binding(&args), "fp", &IndexMap::new())
+            .unwrap();
+        assert!(staged.open(&from_switched, &binding(&args)).is_ok());
+        assert!(
+            before.open(&from_switched, &binding(&args)).is_err(),
+            "why the staged step is needed"
+        );
+        // Switched instances open the old key's tokens; the last step opens key 2's only.
+        let old = before
+            .seal(&binding(&args), "fp", &IndexMap::new())
+            .unwrap();
+        assert!(switched.open(&old, &binding(&args)).is_ok());
+        assert!(after.open(&from_switched, &binding(&args)).is_ok());
+        assert!(after.open(&old, &binding(&args)).is_err());
+        // A staged key cannot be the whole ring, nor repeat an id.
+        assert!(StateKeys::parse(&format!("+2:{k2}")).is_err());
+        assert!(StateKeys::parse(&format!("2:{k1},+2:{k2}")).is_err());
     }
 
     #[test]
