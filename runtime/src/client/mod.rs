@@ -213,8 +213,9 @@ pub enum ClientError {
     /// frontmatter differs from the skill's entry): its content must not be used.
     Unverified(String),
     /// The server no longer knows the client's 2025 session (HTTP 404 to a request in it):
-    /// the client opens a new session and sends the request again once; this error is what
-    /// remains when that fails too.
+    /// the client opens a new session and sends the request there (up to three times, as a new
+    /// session may land on an instance that is stopping too); this error is what remains when
+    /// every try fails.
     SessionEnded(String),
     /// Authorization failed: discovery, registration or the token endpoint refused, the
     /// authorization response did not check out, or the server kept refusing the tokens
@@ -787,6 +788,9 @@ const MAX_STDERR_LINE: usize = 64 * 1024;
 
 /// The longest line read from a stdio server (a reply may carry a large resource).
 const MAX_REPLY_LINE: usize = 64 * 1024 * 1024;
+
+/// How many new sessions a request whose session the server no longer knows is tried in.
+const SESSION_RENEWALS: usize = 3;
 
 /// The most `tools/list` pages read when learning header arguments (a guard against a server
 /// whose cursors never end).
@@ -1526,20 +1530,41 @@ impl Client {
                     {
                         // The server no longer knows the session (it restarted, or another
                         // instance answered): open a new one and send the request there, once.
-                        Err(ClientError::SessionEnded(_)) => {
-                            self.forget_session(&era);
-                            let renewed = self.negotiated().await?;
-                            let Negotiated::Legacy { version, session } = &*renewed else {
-                                return Err(ClientError::Protocol(
-                                    "the server left the 2025 protocol".into(),
-                                ));
-                            };
-                            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-                            let msg = json!({"jsonrpc": "2.0", "id": id, "method": method,
-                                             "params": params});
-                            self.post_legacy(url, http, version, session.as_deref(), &msg)
-                                .await?
-                                .0
+                        Err(ClientError::SessionEnded(mut why)) => {
+                            // Behind a load balancer the new session may land on an instance
+                            // that is itself stopping: a few tries, a little apart.
+                            let mut ended = era.clone();
+                            let mut reply = None;
+                            for attempt in 0..SESSION_RENEWALS {
+                                self.forget_session(&ended);
+                                if attempt > 0 {
+                                    tokio::time::sleep(Duration::from_millis(100 * attempt as u64))
+                                        .await;
+                                }
+                                let renewed = self.negotiated().await?;
+                                let Negotiated::Legacy { version, session } = &*renewed else {
+                                    return Err(ClientError::Protocol(
+                                        "the server left the 2025 protocol".into(),
+                                    ));
+                                };
+                                let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+                                let msg = json!({"jsonrpc": "2.0", "id": id, "method": method,
+                                                 "params": &params});
+                                match self
+                                    .post_legacy(url, http, version, session.as_deref(), &msg)
+                                    .await
+                                {
+                                    Err(ClientError::SessionEnded(again)) => {
+                                        why = again;
+                                        ended = renewed.clone();
+                                    }
+                                    other => {
+                                        reply = Some(other?.0);
+                                        break;
+                                    }
+                                }
+                            }
+                            reply.ok_or(ClientError::SessionEnded(why))?
                         }
                         other => other?.0,
                     }

@@ -325,6 +325,15 @@ impl Sessions {
             }
         };
         let method = message.get("method").and_then(Value::as_str);
+        // A draining instance takes no new request in its sessions: the client, told the
+        // session is gone, opens one on an instance that stays. Answers and notifications still
+        // arrive, so the calls in flight finish before the instance exits.
+        if method.is_some()
+            && message.get("id").is_some()
+            && app.draining.load(std::sync::atomic::Ordering::SeqCst)
+        {
+            return Refusal::UnknownSession.into_response();
+        }
         if method == Some(oxmcp_schema::methods::TOOLS_CALL) {
             let tool = message
                 .pointer("/params/name")
@@ -420,6 +429,7 @@ impl Sessions {
         }
         let (server, session, writer_log) =
             (app.server.clone(), entry.session.clone(), log.clone());
+        let closed = app.server.streams_closed();
         let writer = tokio::spawn(async move {
             let forward = server.forward_changes(&session, &out);
             let drain = async {
@@ -430,6 +440,8 @@ impl Sessions {
             tokio::select! {
                 _ = forward => {}
                 _ = drain => {}
+                // The server stops: the stream ends, and the client reopens it elsewhere.
+                () = closed => {}
             }
             writer_log.finish();
         });

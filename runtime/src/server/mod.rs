@@ -537,11 +537,21 @@ impl Server {
         let _ = self.changes.send(Change::ResourceUpdated(uri.into()));
     }
 
-    /// End every open `subscriptions/listen` stream, now and for good: what a shutdown does
-    /// first, since those streams never end on their own. The transports' `serve` functions
+    /// End every open `subscriptions/listen` stream and 2025 session standalone stream, now
+    /// and for good: what a shutdown does first, since those streams never end on their own. The transports' `serve` functions
     /// call it when they are told to stop; call it before a graceful shutdown of your own when
     /// the server is mounted in your router.
     pub fn close_streams(&self) {
         self.closing.send_replace(true);
+    }
+
+    /// Resolves once [`Server::close_streams`] has been called: streams that carry no work of
+    /// their own (a 2025 session's standalone stream) end then, so a stopping server does not
+    /// wait its whole grace period for them.
+    pub(crate) fn streams_closed(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut closing = self.closing.subscribe();
+        async move {
+            let _ = closing.wait_for(|closed| *closed).await;
+        }
     }
 }

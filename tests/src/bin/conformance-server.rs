@@ -15,8 +15,10 @@
 //! `MCP_ALLOWED_HOSTS`). The environment sets what the flags do not: `MCP_PORT`, `MCP_HOST`,
 //! `MCP_ALLOWED_HOSTS` (comma-separated host names accepted in `Host`; `*` for any),
 //! `MCP_TASK_STORE` (a `redis://` URL), `MCP_SKILLS_DIR`, `MCP_DRAIN_SECS` (how long a stopping
-//! process reports not ready while it still serves), `MCP_MAX_SESSIONS` and `MCP_METRICS`
-//! (`1`: Prometheus metrics at `/metrics`; also `--metrics`).
+//! process reports not ready while it still serves), `MCP_MAX_SESSIONS`, `MCP_STATE_TTL_SECS`
+//! (how long a `requestState` stays valid; 300 by default), `MCP_TASK_TTL_SECS` (how long a
+//! task is kept) and `MCP_METRICS` (`1`: Prometheus
+//! metrics at `/metrics`; also `--metrics`).
 //! `--threads N` sets the tokio worker threads. The default is one fewer than the machine's cores
 //! (at least one): this server runs beside its clients (the conformance suite, the load
 //! generator) on the same host, and its requests are short (tens of µs), so a worker per core
@@ -75,6 +77,8 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
             env_value::<u64>("MCP_DRAIN_SECS")?,
             env_value::<usize>("MCP_MAX_SESSIONS")?,
             env_value::<u8>("MCP_METRICS")?,
+            env_value::<u64>("MCP_STATE_TTL_SECS")?,
+            env_value::<u64>("MCP_TASK_TTL_SECS")?,
         ))
     })();
     let (
@@ -86,6 +90,8 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
         drain_secs,
         max_sessions,
         env_metrics,
+        state_ttl,
+        task_ttl,
     ) = match env {
         Ok(values) => values,
         Err(e) => {
@@ -187,6 +193,12 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
     let mut builder = mcp_tests::conformance::server(Server::builder())
         .state_keys(keys)
         .task_lease(task_lease);
+    if let Some(secs) = state_ttl {
+        builder = builder.state_ttl(std::time::Duration::from_secs(secs));
+    }
+    if let Some(secs) = task_ttl {
+        builder = builder.task_ttl(std::time::Duration::from_secs(secs));
+    }
     if let Some(dir) = skills_dir {
         builder = builder.skills_dir(dir);
     }
