@@ -57,6 +57,79 @@ async fn get(url: &str, host: &str) -> (u16, String) {
     (status, String::from_utf8_lossy(&body).into_owned())
 }
 
+/// While a server drains, its 2025 sessions take answers and notifications (so calls in flight
+/// finish) but not new requests (404: the client moves to a session elsewhere); when it stops,
+/// a session's standalone stream ends at once rather than holding the shutdown to its grace
+/// period.
+#[tokio::test]
+async fn a_draining_server_moves_sessions_away_and_ends_their_streams() {
+    use mcp_tests::support::post;
+    let server = mcp_tests::conformance::server(Server::builder())
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let config = HttpConfig {
+        limits: Limits {
+            drain: Duration::from_millis(500),
+            shutdown_grace: Duration::from_secs(30),
+            ..Limits::default()
+        },
+        ..HttpConfig::default()
+    };
+    let serving = tokio::spawn(serve_listener(Arc::new(server), listener, config, async {
+        let _ = stop_rx.await;
+    }));
+    let legacy = [
+        ("mcp-protocol-version", "2025-11-25"),
+        ("accept", "application/json, text/event-stream"),
+    ];
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    let (status, headers, _) = post(&url, init.to_string().into_bytes(), &legacy).await;
+    assert_eq!(status, 200);
+    let session = headers
+        .iter()
+        .find(|(k, _)| k == "mcp-session-id")
+        .map(|(_, v)| v.clone())
+        .expect("a session");
+    let in_session = [
+        legacy[0],
+        legacy[1],
+        ("mcp-session-id", session.as_str()),
+    ];
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
+    let (status, _, _) = post(&url, list.to_string().into_bytes(), &in_session).await;
+    assert_eq!(status, 200, "served before the stop");
+    // The session's standalone stream, held open.
+    let http = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http::<http_body_util::Empty<hyper::body::Bytes>>();
+    let mut get = hyper::Request::get(&url);
+    for (k, v) in in_session {
+        get = get.header(k, v);
+    }
+    let stream = http.request(get.body(Default::default()).unwrap()).await.unwrap();
+    assert_eq!(stream.status(), 200);
+
+    stop_tx.send(()).unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let (status, _, _) = post(&url, list.to_string().into_bytes(), &in_session).await;
+    assert_eq!(status, 404, "a new request in a session of a draining server");
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                      "params": {"requestId": 99}});
+    let (status, _, _) = post(&url, note.to_string().into_bytes(), &in_session).await;
+    assert_eq!(status, 202, "notifications and answers still arrive");
+    // The open stream does not hold the shutdown to its 30 s grace.
+    tokio::time::timeout(Duration::from_secs(5), serving)
+        .await
+        .expect("the server stops once drained, its standalone streams ended")
+        .unwrap()
+        .unwrap();
+    drop(stream);
+}
+
 #[tokio::test]
 async fn liveness_and_readiness_follow_the_task_store_and_the_drain() {
     let store = Arc::new(Flaky::default());
