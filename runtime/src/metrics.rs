@@ -28,8 +28,21 @@ fn latency_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.000_025, 2.0, 17))
 }
 
+/// One method's series, looked up once: a request then updates them without hashing labels or
+/// taking the families' locks.
+struct ByMethod {
+    method: &'static str,
+    ok: Counter,
+    error: Counter,
+    input_required: Counter,
+    rounds: Counter,
+    duration: Histogram,
+}
+
 /// The metrics of one server, and the registry that renders them.
 pub(crate) struct Metrics {
+    /// The series of each method seen so far (a handful: a scan beats a hash).
+    by_method: arc_swap::ArcSwap<Vec<Arc<ByMethod>>>,
     registry: Registry,
     requests: Family<Labels<2>, Counter>,
     duration: Family<Labels<1>, Histogram, fn() -> Histogram>,
@@ -82,6 +95,7 @@ impl Metrics {
             store_errors.clone(),
         );
         Metrics {
+            by_method: arc_swap::ArcSwap::from_pointee(Vec::new()),
             registry,
             requests,
             duration,
@@ -94,17 +108,53 @@ impl Metrics {
         }
     }
 
-    /// A request of `method` answered with `outcome` after `seconds`.
-    pub(crate) fn request(&self, method: &'static str, outcome: &'static str, seconds: f64) {
+    /// The series of `method`, made on its first request.
+    fn of(&self, method: &'static str) -> Arc<ByMethod> {
+        let known = self.by_method.load();
+        if let Some(found) = known.iter().find(|m| m.method == method) {
+            return found.clone();
+        }
+        let made = Arc::new(ByMethod {
+            method,
+            ok: self.counter(method, "ok"),
+            error: self.counter(method, "error"),
+            input_required: self.counter(method, "input_required"),
+            rounds: self.rounds.get_or_create(&[("method", method)]).clone(),
+            duration: self.duration.get_or_create(&[("method", method)]).clone(),
+        });
+        self.by_method.rcu(|known| {
+            let mut more = Vec::clone(known);
+            if !more.iter().any(|m| m.method == method) {
+                more.push(made.clone());
+            }
+            more
+        });
+        made
+    }
+
+    fn counter(&self, method: &'static str, outcome: &'static str) -> Counter {
         self.requests
             .get_or_create(&[("method", method), ("outcome", outcome)])
-            .inc();
-        self.duration
-            .get_or_create(&[("method", method)])
-            .observe(seconds);
-        if outcome == "input_required" {
-            self.rounds.get_or_create(&[("method", method)]).inc();
+            .clone()
+    }
+
+    /// A request of `method` answered with `outcome` (`ok`, `error` or `input_required`)
+    /// after `seconds`.
+    pub(crate) fn request(&self, method: &'static str, outcome: &'static str, seconds: f64) {
+        let series = self.of(method);
+        match outcome {
+            "input_required" => {
+                series.input_required.inc();
+                series.rounds.inc();
+            }
+            "error" => {
+                series.error.inc();
+            }
+            _ => {
+                series.ok.inc();
+            }
         }
+        series.duration.observe(seconds);
     }
 
     /// A session opened (`+1`) or closed (`-1`).
