@@ -95,11 +95,7 @@ async fn a_draining_server_moves_sessions_away_and_ends_their_streams() {
         .find(|(k, _)| k == "mcp-session-id")
         .map(|(_, v)| v.clone())
         .expect("a session");
-    let in_session = [
-        legacy[0],
-        legacy[1],
-        ("mcp-session-id", session.as_str()),
-    ];
+    let in_session = [legacy[0], legacy[1], ("mcp-session-id", session.as_str())];
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
     let (status, _, _) = post(&url, list.to_string().into_bytes(), &in_session).await;
     assert_eq!(status, 200, "served before the stop");
@@ -110,13 +106,19 @@ async fn a_draining_server_moves_sessions_away_and_ends_their_streams() {
     for (k, v) in in_session {
         get = get.header(k, v);
     }
-    let stream = http.request(get.body(Default::default()).unwrap()).await.unwrap();
+    let stream = http
+        .request(get.body(Default::default()).unwrap())
+        .await
+        .unwrap();
     assert_eq!(stream.status(), 200);
 
     stop_tx.send(()).unwrap();
     tokio::time::sleep(Duration::from_millis(100)).await;
     let (status, _, _) = post(&url, list.to_string().into_bytes(), &in_session).await;
-    assert_eq!(status, 404, "a new request in a session of a draining server");
+    assert_eq!(
+        status, 404,
+        "a new request in a session of a draining server"
+    );
     let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                       "params": {"requestId": 99}});
     let (status, _, _) = post(&url, note.to_string().into_bytes(), &in_session).await;

@@ -548,6 +548,7 @@ impl Server {
     /// Resolves once [`Server::close_streams`] has been called: streams that carry no work of
     /// their own (a 2025 session's standalone stream) end then, so a stopping server does not
     /// wait its whole grace period for them.
+    #[cfg(feature = "http")]
     pub(crate) fn streams_closed(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
         let mut closing = self.closing.subscribe();
         async move {
