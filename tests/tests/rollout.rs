@@ -236,19 +236,21 @@ async fn mrtr_flow(client: &Client) -> Result<(), String> {
     }
 }
 
-async fn answered_task_flow(client: &Client, n: u64) -> Result<(), String> {
-    let file = format!("f{n}.txt");
+/// Call `tool` as a task: its id.
+async fn create_task(client: &Client, tool: &str, arguments: Value) -> Result<String, String> {
     let created = client
-        .request(
-            "tools/call",
-            json!({"name": "confirm_delete", "arguments": {"filename": file}}),
-        )
+        .request("tools/call", json!({"name": tool, "arguments": arguments}))
         .await
         .map_err(|e| e.to_string())?;
-    let task = created["taskId"]
+    created["taskId"]
         .as_str()
-        .ok_or(format!("no task: {created}"))?
-        .to_string();
+        .map(str::to_string)
+        .ok_or(format!("no task: {created}"))
+}
+
+async fn answered_task_flow(client: &Client, n: u64) -> Result<(), String> {
+    let file = format!("f{n}.txt");
+    let task = create_task(client, "confirm_delete", json!({"filename": file})).await?;
     let parked = poll(client, &task, &["input_required"]).await?;
     let key = parked["inputRequests"]
         .as_object()
@@ -281,17 +283,8 @@ async fn answered_task_flow(client: &Client, n: u64) -> Result<(), String> {
 async fn durable_task_flow(client: &Client, n: u64) -> Result<(), String> {
     let marker = format!("rollout-{}-{n}", std::process::id());
     let log = std::env::temp_dir().join(format!("mcp-durable-{marker}.log"));
-    let created = client
-        .request(
-            "tools/call",
-            json!({"name": "durable_job", "arguments": {"marker": marker, "seconds": 0.5}}),
-        )
-        .await
-        .map_err(|e| e.to_string())?;
-    let task = created["taskId"]
-        .as_str()
-        .ok_or(format!("no task: {created}"))?
-        .to_string();
+    let arguments = json!({"marker": marker, "seconds": 0.5});
+    let task = create_task(client, "durable_job", arguments).await?;
     let done = poll(client, &task, &["completed", "failed", "cancelled"]).await?;
     let runs = std::fs::read_to_string(&log)
         .unwrap_or_default()
@@ -317,6 +310,22 @@ async fn legacy_call(client: &Client) -> Result<(), String> {
     } else {
         Err(format!("unexpected result: {text}"))
     }
+}
+
+/// Run `flow` over and over until the load stops, recording each as `kind`.
+fn repeat<F, Fut>(load: &Arc<Load>, kind: &'static str, flow: F) -> tokio::task::JoinHandle<()>
+where
+    F: Fn() -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Result<(), String>> + Send,
+{
+    let load = load.clone();
+    tokio::spawn(async move {
+        while !load.stop.load(Ordering::Relaxed) {
+            let started = Instant::now();
+            let outcome = flow().await;
+            load.record(kind, started, outcome);
+        }
+    })
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -372,16 +381,10 @@ async fn a_rollout_with_key_rotation_and_a_killed_instance_loses_nothing() {
     });
     let mut workers = Vec::new();
     for _ in 0..6 {
-        let (load, client) = (
-            load.clone(),
-            answering(Client::http(&url).era(Era::Stateless)),
-        );
-        workers.push(tokio::spawn(async move {
-            while !load.stop.load(Ordering::Relaxed) {
-                let started = Instant::now();
-                let outcome = mrtr_flow(&client).await;
-                load.record("2026 MRTR (3 rounds)", started, outcome);
-            }
+        let client = Arc::new(answering(Client::http(&url).era(Era::Stateless)));
+        workers.push(repeat(&load, "2026 MRTR (3 rounds)", move || {
+            let client = client.clone();
+            async move { mrtr_flow(&client).await }
         }));
     }
     for w in 0..2u64 {
@@ -407,17 +410,15 @@ async fn a_rollout_with_key_rotation_and_a_killed_instance_loses_nothing() {
         }));
     }
     for _ in 0..2 {
-        let (load, client) = (
-            load.clone(),
-            answering(Client::http(&url).era(Era::Session)),
-        );
-        workers.push(tokio::spawn(async move {
-            while !load.stop.load(Ordering::Relaxed) {
-                let started = Instant::now();
-                let outcome = legacy_call(&client).await;
-                load.record("2025 session call (elicitation)", started, outcome);
-            }
-        }));
+        let client = Arc::new(answering(Client::http(&url).era(Era::Session)));
+        workers.push(repeat(
+            &load,
+            "2025 session call (elicitation)",
+            move || {
+                let client = client.clone();
+                async move { legacy_call(&client).await }
+            },
+        ));
     }
 
     let set_phase = |name: &str| {
