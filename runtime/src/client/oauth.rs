@@ -40,7 +40,8 @@ use crate::wire::BoxFuture;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use oauth2::basic::BasicClient;
-use oauth2::url::Url;
+/// The URL type of [`AuthorizationHandler`] (the `url` crate's, as the `oauth2` crate uses it).
+pub use oauth2::url::Url;
 use oauth2::{
     AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge,
     RedirectUrl, RefreshToken, RequestTokenError, Scope, TokenResponse, TokenUrl,
