@@ -19,7 +19,7 @@
 //! | `redis` | share tasks and single use between instances through Redis (feature `redis`) |
 //! | [`skills`] | offer Agent Skills (the skills extension) |
 //! | [`client`] | call MCP servers, answering their input requests |
-//! | [`testing`] | drive a multi-round call in a unit test |
+//! | [`testing`] | drive a multi-round call in a unit test (with `client`) |
 //! | [`server`] | change what a running server offers ([`server::Catalog`]) |
 //! | [`handler`] | implement a handler by hand, or name the types the macros use |
 //! | [`wire`] | feed the server messages yourself (`Server::handle_message`) |
@@ -76,7 +76,9 @@ cfg_skills! {
 cfg_stdio! {
     pub mod stdio;
 }
-pub mod testing;
+cfg_client! {
+    pub mod testing;
+}
 
 pub use handler::{AskError, ElicitEnum, ElicitForm, Json, Principal, State, ToolError};
 pub use oxmcp_macros::{mcp_prompt, mcp_resource, mcp_tool, mcp_type, ElicitEnum, ElicitForm};

@@ -1,12 +1,13 @@
-//! Drive a multi-round call in process, with scripted answers, as a test would: no transport,
-//! no client, the same core the transports use.
+//! Drive a multi-round call in process, with scripted answers, as a test would: the project's
+//! client over its in-process transport ([`client`], [`Client::in_process`]), so the rounds run
+//! exactly as they do against a served instance, through the same core the transports use.
 //!
 //! ```no_run
 //! # async fn demo(server: oxmcp::Server) {
 //! use oxmcp::testing::Rounds;
 //! use serde_json::json;
 //!
-//! let mut rounds = Rounds::new(&server);
+//! let mut rounds = Rounds::new(server); // or an `Arc<Server>` shared with other tests
 //! let result = rounds
 //!     .call_tool("book_table", json!({"restaurant": "Chez Rust", "party": 2}), |_key, _request| {
 //!         json!({"action": "accept", "content": {"name": "Ada", "email": "ada@example.com"}})
@@ -17,48 +18,71 @@
 //! # }
 //! ```
 
+use crate::client::{Capabilities, Client, ClientError, InputHandler};
 use crate::handler::Principal;
 use crate::server::Server;
-use crate::wire::{META_CAPS, META_VERSION};
-use oxmcp_schema::{
-    methods, CallToolResult, ClientCapabilities, ClientCapabilitiesElicitation,
-    ClientCapabilitiesRoots, ClientCapabilitiesSampling, Error, InputRequest, InputRequiredResult,
-    ResultType, LATEST_PROTOCOL_VERSION,
-};
-use serde_json::{json, Map, Value};
+use crate::wire::BoxFuture;
+use oxmcp_schema::{CallToolResult, ClientCapabilities, Error, InputRequest};
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+
+/// A client of `server` in this process, calling as `principal` ([`Client::in_process`]).
+pub fn client(server: Arc<Server>, principal: Option<Principal>) -> Client {
+    Client::in_process(move |text| {
+        let (server, principal) = (server.clone(), principal.clone());
+        Box::pin(async move {
+            server
+                .handle_message(&text, principal.as_ref())
+                .await
+                .map(|reply| reply.to_value().to_string())
+        })
+    })
+}
 
 /// In-process MRTR rounds against a [`Server`]: each input request is answered by a closure, the
 /// retry carries the answers and the `requestState`, until the call completes.
-pub struct Rounds<'a> {
-    server: &'a Server,
+pub struct Rounds {
+    server: Arc<Server>,
     capabilities: ClientCapabilities,
     principal: Option<Principal>,
     max_rounds: usize,
-    asked: Vec<(String, InputRequest)>,
+    asked: Arc<Mutex<Vec<(String, InputRequest)>>>,
 }
 
-impl<'a> Rounds<'a> {
-    /// Rounds against `server`, as a client that declares every capability (form and URL
-    /// elicitation, sampling with tools, roots), with no principal, for at most 16 rounds.
-    pub fn new(server: &'a Server) -> Self {
+/// The scripted answers, as the client's input handler: each request is recorded, then
+/// answered by the test's closure.
+struct Scripted<F> {
+    answer: Mutex<F>,
+    asked: Arc<Mutex<Vec<(String, InputRequest)>>>,
+}
+
+impl<F> InputHandler for Scripted<F>
+where
+    F: FnMut(&str, &InputRequest) -> Value + Send + 'static,
+{
+    fn answer(&self, key: &str, request: InputRequest) -> BoxFuture<Result<Value, ClientError>> {
+        let value = (crate::wire::lock(&self.answer))(key, &request);
+        crate::wire::lock(&self.asked).push((key.to_string(), request));
+        Box::pin(async move { Ok(value) })
+    }
+}
+
+impl Rounds {
+    /// Rounds against `server` (a `Server`, or an `Arc<Server>` shared with other tests), as a
+    /// client that declares every capability (form and URL elicitation, sampling with tools,
+    /// roots), with no principal, for at most 16 rounds.
+    pub fn new(server: impl Into<Arc<Server>>) -> Self {
         Rounds {
-            server,
-            capabilities: ClientCapabilities {
-                elicitation: Some(ClientCapabilitiesElicitation {
-                    form: Some(Map::new()),
-                    url: Some(Map::new()),
-                    ..Default::default()
-                }),
-                sampling: Some(ClientCapabilitiesSampling {
-                    tools: Some(Map::new()),
-                    ..Default::default()
-                }),
-                roots: Some(ClientCapabilitiesRoots::default()),
-                ..Default::default()
-            },
+            server: server.into(),
+            capabilities: Capabilities::new()
+                .elicitation_form()
+                .elicitation_url()
+                .sampling_with_tools()
+                .roots()
+                .build(),
             principal: None,
             max_rounds: 16,
-            asked: Vec::new(),
+            asked: Arc::default(),
         }
     }
 
@@ -81,8 +105,8 @@ impl<'a> Rounds<'a> {
     }
 
     /// Every input request the server made so far, by key, in order.
-    pub fn asked(&self) -> &[(String, InputRequest)] {
-        &self.asked
+    pub fn asked(&self) -> Vec<(String, InputRequest)> {
+        crate::wire::lock(&self.asked).clone()
     }
 
     /// Call `tool` with `arguments`, answering each input request with `answer(key, request)`
@@ -92,59 +116,22 @@ impl<'a> Rounds<'a> {
         &mut self,
         tool: &str,
         arguments: Value,
-        mut answer: impl FnMut(&str, &InputRequest) -> Value,
+        answer: impl FnMut(&str, &InputRequest) -> Value + Send + 'static,
     ) -> Result<CallToolResult, Error> {
-        let mut state: Option<String> = None;
-        let mut responses = Map::new();
-        for round in 0..self.max_rounds {
-            let mut params = json!({
-                "name": tool,
-                "arguments": arguments,
-                "_meta": {
-                    META_VERSION: LATEST_PROTOCOL_VERSION,
-                    META_CAPS: self.capabilities,
-                },
-            });
-            if let Value::Object(p) = &mut params {
-                if let Some(s) = state.take() {
-                    p.insert("requestState".into(), Value::String(s));
-                }
-                if !responses.is_empty() {
-                    p.insert(
-                        "inputResponses".into(),
-                        Value::Object(std::mem::take(&mut responses)),
-                    );
-                }
-            }
-            let message = json!({"jsonrpc": "2.0", "id": round, "method": methods::TOOLS_CALL,
-                                 "params": params});
-            let reply = self
-                .server
-                .handle_message(&message.to_string(), self.principal.as_ref())
-                .await
-                .ok_or_else(|| Error::internal("no reply"))?
-                .to_value();
-            if let Some(error) = reply.get("error") {
-                return Err(serde_json::from_value(error.clone())
-                    .unwrap_or_else(|_| Error::internal(error.to_string())));
-            }
-            let result = reply.get("result").cloned().unwrap_or(Value::Null);
-            let kind = result.get("resultType").and_then(Value::as_str);
-            if kind != Some(ResultType::InputRequired.as_str()) {
-                return serde_json::from_value(result)
-                    .map_err(|e| Error::internal(format!("not a tool result: {e}")));
-            }
-            let ask: InputRequiredResult = serde_json::from_value(result)
-                .map_err(|e| Error::internal(format!("not an input_required result: {e}")))?;
-            for (key, request) in ask.input_requests.into_iter().flatten() {
-                responses.insert(key.clone(), answer(&key, &request));
-                self.asked.push((key, request));
-            }
-            state = ask.request_state;
-        }
-        Err(Error::internal(format!(
-            "still input_required after {} rounds",
-            self.max_rounds
-        )))
+        let handler = Scripted {
+            answer: Mutex::new(answer),
+            asked: self.asked.clone(),
+        };
+        let client = client(self.server.clone(), self.principal.clone())
+            .max_rounds(self.max_rounds)
+            .timeout(None)
+            .with_input(self.capabilities.clone(), handler);
+        client
+            .call_tool(tool, arguments)
+            .await
+            .map_err(|e| match e {
+                ClientError::Rpc(error) => error,
+                other => Error::internal(other.to_string()),
+            })
     }
 }

@@ -96,8 +96,8 @@ fn text(r: &oxmcp::schema::CallToolResult) -> String {
 
 #[tokio::test]
 async fn any_displayable_error_is_a_tool_error_with_its_message() {
-    let s = server();
-    let mut rounds = Rounds::new(&s);
+    let s = std::sync::Arc::new(server());
+    let mut rounds = Rounds::new(s.clone());
     for (tool, args, message) in [
         ("with_anyhow", json!({"fail": true}), "disk full"),
         ("with_display", json!({"fail": true}), "the shelf is empty"),
@@ -146,8 +146,8 @@ async fn a_resource_says_not_found_with_the_protocol_error() {
 
 #[tokio::test]
 async fn rounds_drive_a_multi_round_tool_with_scripted_answers() {
-    let s = server();
-    let mut rounds = Rounds::new(&s);
+    let s = std::sync::Arc::new(server());
+    let mut rounds = Rounds::new(s.clone());
     let result = rounds
         .call_tool("two_questions", json!({}), |_key, request| match request {
             InputRequest::ElicitRequest(_) => json!({"action": "accept", "content": {"name": "Ada"}}),
@@ -165,7 +165,7 @@ async fn rounds_drive_a_multi_round_tool_with_scripted_answers() {
 
     // Without sampling declared, the tool cannot go on: -32021.
     let mut no_sampling =
-        Rounds::new(&s).capabilities(Capabilities::new().elicitation_form().build());
+        Rounds::new(s.clone()).capabilities(Capabilities::new().elicitation_form().build());
     let err = no_sampling
         .call_tool(
             "two_questions",

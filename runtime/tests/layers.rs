@@ -1,8 +1,8 @@
 //! The runtime's modules import one way: `wire` <- `handler` <- `state` <- `resume` <- `tasks`
 //! (and `skills`, on `wire` alone) <- `server` <- the transports (`transport`'s shared limits, `auth`, `http`, `stdio`) and
-//! `testing`; `redis` sits on `state` and `tasks`, and the client uses `wire` alone. This reads
-//! the crate's sources and fails on an import that points up a layer, or on any cycle between
-//! modules.
+//! `testing` (which also drives the client in process); `redis` sits on `state` and `tasks`, and
+//! the client uses `wire` alone. This reads the crate's sources and fails on an import that
+//! points up a layer, or on any cycle between modules.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -41,7 +41,9 @@ fn allowed(top: &str) -> Option<&'static [&'static str]> {
             "transport",
         ],
         "redis" => &["wire", "state", "tasks"],
-        "testing" => &["wire", "handler", "state", "resume", "tasks", "server"],
+        "testing" => &[
+            "wire", "handler", "state", "resume", "tasks", "server", "client",
+        ],
         "client" => &["wire", "skills"],
         "logging" | "metrics" => &[],
         "skills" => &["wire"],

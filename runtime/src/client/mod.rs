@@ -65,6 +65,9 @@ use tokio::sync::{mpsc, oneshot};
 
 type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>;
 
+/// What an in-process client sends its messages to ([`Client::in_process`]).
+type LocalHandler = Arc<dyn Fn(String) -> BoxFuture<Option<String>> + Send + Sync>;
+
 /// Which protocol the server speaks, found on the first request (or forced, [`Client::era`]).
 #[derive(Debug, Clone)]
 enum Negotiated {
@@ -109,6 +112,8 @@ enum Transport {
         /// The spawned server, killed when the client is dropped; `None` for [`Client::over_io`].
         _child: Option<Arc<Mutex<tokio::process::Child>>>,
     },
+    /// A server in this process ([`Client::in_process`]): each message goes straight to it.
+    InProcess { handle: LocalHandler },
 }
 
 /// A request sent over stdio whose reply has not arrived: if its future is dropped, the server
@@ -515,6 +520,19 @@ impl Client {
         client
     }
 
+    /// A client of a server in this process: `handle` takes each JSON-RPC message as text and
+    /// gives the reply, if any (what a transport would carry). It speaks 2026-07-28 (a server's
+    /// own requests of the 2025 era need a transport). `oxmcp::testing::client` makes one for
+    /// a `Server`; for tests, and for hosts that embed a server.
+    pub fn in_process(
+        handle: impl Fn(String) -> BoxFuture<Option<String>> + Send + Sync + 'static,
+    ) -> Self {
+        Self::with_transport(Transport::InProcess {
+            handle: Arc::new(handle),
+        })
+        .era(Era::Stateless)
+    }
+
     fn with_transport(transport: Transport) -> Self {
         Client {
             transport,
@@ -800,7 +818,7 @@ impl Client {
                 self.post_legacy(url, http, LEGACY_VERSION, None, &msg)
                     .await?
             }
-            Transport::Stdio { .. } => (self.send(&msg).await?, None),
+            Transport::Stdio { .. } | Transport::InProcess { .. } => (self.send(&msg).await?, None),
         };
         let version = reply
             .pointer("/result/protocolVersion")
@@ -847,6 +865,9 @@ impl Client {
             Transport::Stdio { tx, .. } => {
                 tx.send(initialized.to_string())
                     .map_err(|_| ClientError::Transport("server stdin closed".into()))?;
+            }
+            Transport::InProcess { handle } => {
+                handle(initialized.to_string()).await;
             }
         }
         Ok(Negotiated::Legacy { version, session })
@@ -1101,7 +1122,7 @@ impl Client {
                         other => other?.0,
                     }
                 }
-                Transport::Stdio { .. } => self.send(&msg).await?,
+                Transport::Stdio { .. } | Transport::InProcess { .. } => self.send(&msg).await?,
             };
             return Self::result_of(reply);
         }
@@ -1322,6 +1343,13 @@ impl Client {
     async fn send(&self, msg: &Value) -> Result<Value, ClientError> {
         match &self.transport {
             Transport::Http { url, http } => self.send_http(url, http, msg).await,
+            Transport::InProcess { handle } => {
+                let reply = handle(msg.to_string())
+                    .await
+                    .ok_or_else(|| ClientError::Protocol("the server sent no reply".into()))?;
+                serde_json::from_str(&reply)
+                    .map_err(|e| ClientError::Protocol(format!("a reply that is not JSON: {e}")))
+            }
             Transport::Stdio {
                 tx, pending, done, ..
             } => {
