@@ -26,6 +26,7 @@ pub(crate) use message::EXTENSION_METHODS;
 #[cfg(feature = "http")]
 pub(crate) use message::{request_head, RequestHead};
 pub(crate) use message::{ExtensionRequest, Incoming};
+#[cfg(any(feature = "http", feature = "stdio", feature = "client"))]
 pub(crate) use meta::*;
 pub use outbox::{Notifier, DEFAULT_QUEUE};
 
