@@ -1,6 +1,7 @@
 //! The client's login against servers that misbehave: one whose challenges never end is given
 //! up on after a bounded number of sends, and one whose resource metadata names another server
-//! gets no authorization request.
+//! gets no authorization request; and the loopback listener drops a local connection that sends
+//! nothing, so it cannot hold the login up.
 
 use oxmcp::client::oauth::{AuthorizationHandler, OAuth};
 use oxmcp::client::{Client, ClientError};
@@ -107,4 +108,42 @@ async fn metadata_for_another_resource_stops_the_login() {
         "{refused:?}"
     );
     assert_eq!(asked.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn a_stalled_connection_does_not_hold_up_the_loopback_login() {
+    use oxmcp::client::oauth::{Loopback, Url};
+    let loopback = Loopback::bind(|_| {}).await.unwrap();
+    let redirect = loopback.redirect_uri();
+    let port = Url::parse(&redirect).unwrap().port().unwrap();
+    // Another local process connects first and sends nothing.
+    let _stalled = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let waiting = tokio::spawn(async move {
+        loopback
+            .authorize(Url::parse("https://as.example/authorize").unwrap())
+            .await
+    });
+    // The browser's redirect comes after it.
+    let browser = tokio::spawn(async move {
+        use http_body_util::{BodyExt, Empty};
+        let http =
+            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+                .build_http::<Empty<hyper::body::Bytes>>();
+        let req = hyper::Request::get(format!("{redirect}?code=c1&state=s1"))
+            .body(Empty::new())
+            .unwrap();
+        let resp = http.request(req).await.unwrap();
+        let status = resp.status();
+        let _ = resp.into_body().collect().await;
+        status
+    });
+    let back = tokio::time::timeout(std::time::Duration::from_secs(20), waiting)
+        .await
+        .expect("the stalled connection was dropped and the redirect taken")
+        .unwrap()
+        .unwrap();
+    assert_eq!(back.query(), Some("code=c1&state=s1"));
+    assert_eq!(browser.await.unwrap(), 200);
 }

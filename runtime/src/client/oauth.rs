@@ -1570,6 +1570,9 @@ impl Authorizer {
     }
 }
 
+/// How long the loopback listener waits for a connection's request.
+const LOOPBACK_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// An [`AuthorizationHandler`] for a desktop or command-line host: the redirect comes back to
 /// a listener on the loopback interface. `show` is given the authorization URL (open a
 /// browser, or print it); the page the browser lands on says it may be closed.
@@ -1629,7 +1632,11 @@ impl AuthorizationHandler for Loopback {
                     }
                 });
                 let io = hyper_util::rt::TokioIo::new(stream);
+                // A connection that sends no request in time is dropped, so another local
+                // process cannot hold the login up.
                 let _ = hyper::server::conn::http1::Builder::new()
+                    .timer(hyper_util::rt::TokioTimer::new())
+                    .header_read_timeout(LOOPBACK_READ_TIMEOUT)
                     .keep_alive(false)
                     .serve_connection(io, service)
                     .await;
