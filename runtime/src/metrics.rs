@@ -58,15 +58,20 @@ impl Metrics {
     pub(crate) fn new() -> Self {
         let mut registry = Registry::default();
         let requests = Family::<Labels<2>, Counter>::default();
-        let duration =
-            Family::<Labels<1>, Histogram, fn() -> Histogram>::new_with_constructor(latency_histogram);
+        let duration = Family::<Labels<1>, Histogram, fn() -> Histogram>::new_with_constructor(
+            latency_histogram,
+        );
         let rounds = Family::<Labels<1>, Counter>::default();
         let sessions = Gauge::default();
         let streams = Family::<Labels<1>, Gauge>::default();
         let tasks = Family::<Labels<1>, Counter>::default();
         let state_refused = Family::<Labels<1>, Counter>::default();
         let store_errors = Counter::default();
-        registry.register("mcp_requests", "Requests answered, by method and outcome", requests.clone());
+        registry.register(
+            "mcp_requests",
+            "Requests answered, by method and outcome",
+            requests.clone(),
+        );
         registry.register(
             "mcp_request_duration_seconds",
             "Time to answer a request, by method",
@@ -77,13 +82,21 @@ impl Metrics {
             "Answers that asked the client for input (input_required), by method",
             rounds.clone(),
         );
-        registry.register("mcp_sessions_open", "2025-era HTTP sessions open", sessions.clone());
+        registry.register(
+            "mcp_sessions_open",
+            "2025-era HTTP sessions open",
+            sessions.clone(),
+        );
         registry.register(
             "mcp_streams_open",
             "SSE response streams open, by era (stateless requests, or 2025-era sessions)",
             streams.clone(),
         );
-        registry.register("mcp_tasks", "Tasks created, and ended by status", tasks.clone());
+        registry.register(
+            "mcp_tasks",
+            "Tasks created, and ended by status",
+            tasks.clone(),
+        );
         registry.register(
             "mcp_state_refused",
             "requestState tokens refused, by reason",

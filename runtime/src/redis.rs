@@ -4,8 +4,8 @@
 //! instances. Each task is one key holding its record as JSON, expiring with the task; updates
 //! are compare-and-set (a Lua script), retried when another instance wrote first.
 
-use crate::tasks::{now_ms, StoreFuture, TaskChange, TaskRecord, TaskStore, TaskStoreError};
 use crate::state::{GuardFuture, SharedReplayGuard, TokenId};
+use crate::tasks::{now_ms, StoreFuture, TaskChange, TaskRecord, TaskStore, TaskStoreError};
 use redis::aio::MultiplexedConnection;
 
 /// Writes `ARGV[2]` over `KEYS[1]` (keeping its expiry) if it still holds `ARGV[1]`: 1 done,

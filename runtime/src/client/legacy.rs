@@ -159,10 +159,12 @@ pub(super) async fn standalone_stream(
     }
 }
 
-
 /// The answer to a server's request (a legacy server's `elicitation/create`, `sampling/
 /// createMessage`, `roots/list` or `ping`), as the JSON-RPC response to send back.
-pub(super) async fn answer_server_request(handler: &Arc<dyn InputHandler>, request: &Value) -> Value {
+pub(super) async fn answer_server_request(
+    handler: &Arc<dyn InputHandler>,
+    request: &Value,
+) -> Value {
     let id = request.get("id").cloned().unwrap_or(Value::Null);
     let method = request.get("method").and_then(Value::as_str).unwrap_or("");
     if method == "ping" {

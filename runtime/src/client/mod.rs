@@ -37,7 +37,9 @@ mod skills;
 use error::causes;
 pub use error::ClientError;
 pub use input::{Capabilities, DeclineAll, InputHandler, Typed, TypedInput};
-use legacy::{answer_server_request, standalone_stream, CancelInSession, Cursor, LegacyHttp, Opened};
+use legacy::{
+    answer_server_request, standalone_stream, CancelInSession, Cursor, LegacyHttp, Opened,
+};
 pub use progress::Progress;
 use progress::{watch, ProgressFn, Watchers, Watching};
 #[cfg(feature = "skills")]
@@ -94,7 +96,6 @@ const MAX_RECONNECTS: u32 = 5;
 /// The version this client asks a legacy server for.
 const LEGACY_VERSION: &str = "2025-11-25";
 
-
 enum Transport {
     Http {
         url: String,
@@ -113,7 +114,9 @@ enum Transport {
         _child: Option<Arc<Mutex<tokio::process::Child>>>,
     },
     /// A server in this process ([`Client::in_process`]): each message goes straight to it.
-    InProcess { handle: LocalHandler },
+    InProcess {
+        handle: LocalHandler,
+    },
 }
 
 /// A request sent over stdio whose reply has not arrived: if its future is dropped, the server
@@ -137,7 +140,6 @@ impl Drop for CancelOnDrop<'_> {
         let _ = self.tx.send(cancel.to_string());
     }
 }
-
 
 tokio::task_local! {
     /// The time limit [`Client::within`] sets for the requests of one call.
@@ -454,8 +456,12 @@ impl Client {
         let answers: Arc<Mutex<Option<Arc<dyn InputHandler>>>> = Arc::default();
         let done = Arc::new(AtomicBool::new(false));
         let watchers = Watchers::default();
-        let (reader_pending, reader_notes, reader_done, reader_watchers) =
-            (pending.clone(), notes.clone(), done.clone(), watchers.clone());
+        let (reader_pending, reader_notes, reader_done, reader_watchers) = (
+            pending.clone(),
+            notes.clone(),
+            done.clone(),
+            watchers.clone(),
+        );
         // Weak: the reader must not keep the writer (and the server's stdin) open once the
         // client is dropped.
         let (reader_answers, reader_tx) = (answers.clone(), tx.downgrade());
@@ -786,9 +792,7 @@ impl Client {
                 let probe = json!({"jsonrpc": "2.0", "id": id, "method": methods::SERVER_DISCOVER,
                                    "params": {"_meta": self.meta()}});
                 match self.send(&probe).await {
-                    Ok(reply) if reply.get("result").is_some_and(speaks_ours) => {
-                        Negotiated::Modern
-                    }
+                    Ok(reply) if reply.get("result").is_some_and(speaks_ours) => Negotiated::Modern,
                     _ => self.initialize().await?,
                 }
             }
@@ -802,7 +806,10 @@ impl Client {
     /// already did), and the old session's stream reader stops.
     fn forget_session(&self, ended: &Arc<Negotiated>) {
         let previous = self.era.compare_and_swap(ended, None);
-        if Arc::ptr_eq(&previous.as_ref().cloned().unwrap_or_else(|| ended.clone()), ended) {
+        if Arc::ptr_eq(
+            &previous.as_ref().cloned().unwrap_or_else(|| ended.clone()),
+            ended,
+        ) {
             crate::wire::lock(&self.listener).take();
         }
     }
@@ -1154,8 +1161,7 @@ impl Client {
             }
         }
         let result = Self::result_of(reply)?;
-        if method == methods::SERVER_DISCOVER && speaks_ours(&result) && self.era.load().is_none()
-        {
+        if method == methods::SERVER_DISCOVER && speaks_ours(&result) && self.era.load().is_none() {
             self.era.store(Some(Arc::new(Negotiated::Modern)));
         }
         if method == methods::TOOLS_LIST {

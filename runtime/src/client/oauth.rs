@@ -35,7 +35,6 @@
 mod proof;
 
 use super::{causes, ClientError, HttpClient};
-use proof::{AssertionKey, DpopKey};
 use crate::wire::BoxFuture;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
@@ -46,6 +45,7 @@ use oauth2::{
     AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge,
     RedirectUrl, RefreshToken, RequestTokenError, Scope, TokenResponse, TokenUrl,
 };
+use proof::{AssertionKey, DpopKey};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -777,24 +777,22 @@ impl Authorizer {
     }
 
     fn set_current(&self, credentials: Option<&Credentials>) {
-        let presented = credentials
-            .filter(|c| !c.access_token.is_empty())
-            .map(|c| {
-                let dpop = c.token_type.eq_ignore_ascii_case("dpop");
-                Presented {
-                    authorization: format!(
-                        "{} {}",
-                        if dpop { "DPoP" } else { "Bearer" },
-                        c.access_token
-                    ),
-                    token: c.access_token.clone(),
-                    dpop: if dpop {
-                        crate::wire::lock(&self.dpop_key).clone()
-                    } else {
-                        None
-                    },
-                }
-            });
+        let presented = credentials.filter(|c| !c.access_token.is_empty()).map(|c| {
+            let dpop = c.token_type.eq_ignore_ascii_case("dpop");
+            Presented {
+                authorization: format!(
+                    "{} {}",
+                    if dpop { "DPoP" } else { "Bearer" },
+                    c.access_token
+                ),
+                token: c.access_token.clone(),
+                dpop: if dpop {
+                    crate::wire::lock(&self.dpop_key).clone()
+                } else {
+                    None
+                },
+            }
+        });
         *crate::wire::lock(&self.current) = presented;
     }
 
@@ -1014,7 +1012,10 @@ impl Authorizer {
     }
 
     /// One HTTP exchange of the OAuth machinery, over the client's own HTTP client.
-    async fn exchange(&self, req: oauth2::HttpRequest) -> Result<oauth2::HttpResponse, HttpFailure> {
+    async fn exchange(
+        &self,
+        req: oauth2::HttpRequest,
+    ) -> Result<oauth2::HttpResponse, HttpFailure> {
         exchange(self.http.clone(), req).await
     }
 
@@ -1086,7 +1087,9 @@ impl Authorizer {
             .get("authorization_servers")
             .and_then(|a| a.get(0))
             .and_then(Value::as_str)
-            .ok_or_else(|| unauthorized("the protected resource metadata names no authorization server"))?;
+            .ok_or_else(|| {
+                unauthorized("the protected resource metadata names no authorization server")
+            })?;
         Ok(Discovered {
             resource: resource.to_string(),
             scopes_supported: strings(&metadata, "scopes_supported"),
@@ -1227,7 +1230,9 @@ impl Authorizer {
             .find(|m| supported.iter().any(|s| s == m))
             .unwrap_or("none");
         let Grant::Code(handler) = &self.config.grant else {
-            return Err(unauthorized("the client credentials grant needs credentials"));
+            return Err(unauthorized(
+                "the client credentials grant needs credentials",
+            ));
         };
         let mut body = json!({
             "client_name": self.config.client_name,
@@ -1298,7 +1303,12 @@ impl Authorizer {
             .filter(|c| c.issuer == server.key());
         let mut scopes: BTreeSet<String> = match &challenge.scope {
             Some(s) => s.split_whitespace().map(str::to_string).collect(),
-            None => found.scopes_supported.clone().unwrap_or_default().into_iter().collect(),
+            None => found
+                .scopes_supported
+                .clone()
+                .unwrap_or_default()
+                .into_iter()
+                .collect(),
         };
         if let Some(c) = held {
             scopes.extend(c.scope.split_whitespace().map(str::to_string));
@@ -1419,7 +1429,9 @@ impl Authorizer {
         credentials.refresh_token = answer.refresh_token().map(|r| r.secret().clone());
         credentials.expires_at = answer.expires_in().map(|d| now() + d.as_secs());
         credentials.dpop_key = match (&http.dpop, credentials.token_type.as_str()) {
-            (Some((key, _)), "DPoP") => Some(base64_simd::URL_SAFE_NO_PAD.encode_to_string(key.der())),
+            (Some((key, _)), "DPoP") => {
+                Some(base64_simd::URL_SAFE_NO_PAD.encode_to_string(key.der()))
+            }
             _ => None,
         };
         self.keep(session, credentials)
@@ -1473,7 +1485,9 @@ impl Authorizer {
             )));
         }
         serde_json::from_slice(resp.body()).map_err(|e| {
-            unauthorized(format!("the token endpoint {endpoint} answered no token: {e}"))
+            unauthorized(format!(
+                "the token endpoint {endpoint} answered no token: {e}"
+            ))
         })
     }
 
@@ -1541,7 +1555,9 @@ impl Authorizer {
             )));
         }
         if query.get("state").map(String::as_str) != Some(state) {
-            return Err(unauthorized("the authorization response's state is not this request's"));
+            return Err(unauthorized(
+                "the authorization response's state is not this request's",
+            ));
         }
         // RFC 9207: an `iss` must be the issuer's, compared as strings; a server that says it
         // sends one must send it.
@@ -1612,25 +1628,27 @@ impl AuthorizationHandler for Loopback {
                     .map_err(|e| ClientError::Transport(format!("loopback listener: {e}")))?;
                 let (tx, rx) = tokio::sync::oneshot::channel::<String>();
                 let tx = Mutex::new(Some(tx));
-                let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
-                    let found = req.uri().path() == "/callback";
-                    if found {
-                        if let Some(tx) = crate::wire::lock(&tx).take() {
-                            let _ = tx.send(req.uri().query().unwrap_or_default().to_string());
+                let service = hyper::service::service_fn(
+                    move |req: hyper::Request<hyper::body::Incoming>| {
+                        let found = req.uri().path() == "/callback";
+                        if found {
+                            if let Some(tx) = crate::wire::lock(&tx).take() {
+                                let _ = tx.send(req.uri().query().unwrap_or_default().to_string());
+                            }
                         }
-                    }
-                    let (status, text) = if found {
-                        (200, "Authorization received: you may close this window.")
-                    } else {
-                        (404, "Not found")
-                    };
-                    async move {
-                        hyper::Response::builder()
-                            .status(status)
-                            .header("content-type", "text/plain; charset=utf-8")
-                            .body(Full::new(Bytes::from_static(text.as_bytes())))
-                    }
-                });
+                        let (status, text) = if found {
+                            (200, "Authorization received: you may close this window.")
+                        } else {
+                            (404, "Not found")
+                        };
+                        async move {
+                            hyper::Response::builder()
+                                .status(status)
+                                .header("content-type", "text/plain; charset=utf-8")
+                                .body(Full::new(Bytes::from_static(text.as_bytes())))
+                        }
+                    },
+                );
                 let io = hyper_util::rt::TokioIo::new(stream);
                 // A connection that sends no request in time is dropped, so another local
                 // process cannot hold the login up.
@@ -1692,7 +1710,9 @@ impl AuthorizationHandler for AutoApprove {
             let status = resp.status();
             let _ = resp.into_body().collect().await;
             let location = location.ok_or_else(|| {
-                unauthorized(format!("the authorization endpoint did not redirect (HTTP {status})"))
+                unauthorized(format!(
+                    "the authorization endpoint did not redirect (HTTP {status})"
+                ))
             })?;
             url.join(&location)
                 .map_err(|e| unauthorized(format!("redirect {location}: {e}")))
@@ -1716,7 +1736,9 @@ mod tests {
             Some("https://h/.well-known/oauth-protected-resource/mcp")
         );
         assert!(Challenge::parse(Some("Basic realm=\"x\"")).scope.is_none());
-        assert!(Challenge::parse(Some("Bearer scope=\"unterminated")).scope.is_none());
+        assert!(Challenge::parse(Some("Bearer scope=\"unterminated"))
+            .scope
+            .is_none());
     }
 
     #[test]
@@ -1776,7 +1798,11 @@ mod tests {
     fn the_redirect_is_checked_before_its_code_is_used() {
         let back = |q: &str| Url::parse(&format!("http://127.0.0.1/cb?{q}")).unwrap();
         let s = server(Some("https://as.example"), true);
-        let ok = Authorizer::code_from(&back("code=c&state=s&iss=https%3A%2F%2Fas.example"), "s", &s);
+        let ok = Authorizer::code_from(
+            &back("code=c&state=s&iss=https%3A%2F%2Fas.example"),
+            "s",
+            &s,
+        );
         assert_eq!(ok.unwrap(), "c");
         // The wrong state, a missing or different iss, an iss not compared loosely, an error.
         for q in [
@@ -1787,17 +1813,22 @@ mod tests {
             "error=access_denied&state=s",
         ] {
             assert!(
-                matches!(Authorizer::code_from(&back(q), "s", &s), Err(ClientError::Unauthorized(_))),
+                matches!(
+                    Authorizer::code_from(&back(q), "s", &s),
+                    Err(ClientError::Unauthorized(_))
+                ),
                 "{q}"
             );
         }
         // Not promised: absent is fine, present must still match.
         let quiet = server(Some("https://as.example"), false);
         assert!(Authorizer::code_from(&back("code=c&state=s"), "s", &quiet).is_ok());
-        assert!(
-            Authorizer::code_from(&back("code=c&state=s&iss=https%3A%2F%2Fevil.example"), "s", &quiet)
-                .is_err()
-        );
+        assert!(Authorizer::code_from(
+            &back("code=c&state=s&iss=https%3A%2F%2Fevil.example"),
+            "s",
+            &quiet
+        )
+        .is_err());
     }
 
     #[test]
@@ -1828,9 +1859,14 @@ mod tests {
             refresh_token: Some("r".into()),
             expires_at: Some(1),
         };
-        FileStore::new(&path).save("https://h.example/mcp", &c).unwrap();
+        FileStore::new(&path)
+            .save("https://h.example/mcp", &c)
+            .unwrap();
         assert_eq!(FileStore::new(&path).load("https://h.example/mcp"), Some(c));
-        assert_eq!(FileStore::new(&path).load("https://other.example/mcp"), None);
+        assert_eq!(
+            FileStore::new(&path).load("https://other.example/mcp"),
+            None
+        );
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;

@@ -114,8 +114,8 @@ impl Client {
             .contents
             .first()
             .ok_or_else(|| ClientError::Protocol(format!("{uri}: no contents")))?;
-        let content = serde_json::to_value(content)
-            .map_err(|e| ClientError::Protocol(e.to_string()))?;
+        let content =
+            serde_json::to_value(content).map_err(|e| ClientError::Protocol(e.to_string()))?;
         let bytes = match (content["text"].as_str(), content["blob"].as_str()) {
             (Some(text), _) => text.as_bytes().to_vec(),
             (None, Some(blob)) => base64_simd::STANDARD

@@ -8,8 +8,8 @@ use super::edge::{header_str, insufficient_scope, Caller};
 use super::quota::InFlight;
 use super::respond::reply_response;
 use super::session::Sessions;
-use crate::server::Server;
 use crate::http::sse::{counted, event_stream, AbortOnDrop};
+use crate::server::Server;
 use crate::wire::param::{decode_param, param_text};
 use crate::wire::{
     name_field, request_head, request_id, request_meta, Incoming, Notifier, Reply, RequestHead,

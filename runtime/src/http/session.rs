@@ -19,9 +19,9 @@ use super::config::Core;
 use super::edge::{header_str, insufficient_scope, Caller, SESSION_HEADER};
 use super::quota::{CallerKey, InFlight};
 use super::respond::{json_response, Refusal};
-use crate::server::legacy::{is_legacy_initialize, Session};
 use crate::http::event_log::{self, parse_event_id, EventLog};
 use crate::http::sse::{counted, AbortOnDrop};
+use crate::server::legacy::{is_legacy_initialize, Session};
 use crate::transport::Limits;
 use crate::wire::{lock, Notifier};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -31,7 +31,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot, watch};
-
 
 /// Finished streams of a session kept for a reconnection although nobody read their end.
 const KEPT_FINISHED: usize = 16;
@@ -581,5 +580,12 @@ async fn respond(
     });
     log.set_writer(writer.abort_handle());
     let open = counted(server, "session");
-    event_log::read(log, 0, Some(0), limits.retry_hint, limits.resume_window, open)
+    event_log::read(
+        log,
+        0,
+        Some(0),
+        limits.retry_hint,
+        limits.resume_window,
+        open,
+    )
 }

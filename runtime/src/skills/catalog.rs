@@ -190,7 +190,13 @@ impl Catalog {
         (catalog, refused)
     }
 
-    fn add(&mut self, key: &str, entry_uri: &str, skill: RawSkill, frontmatter: Map<String, Value>) {
+    fn add(
+        &mut self,
+        key: &str,
+        entry_uri: &str,
+        skill: RawSkill,
+        frontmatter: Map<String, Value>,
+    ) {
         let mut files: Vec<(Vec<String>, Vec<u8>)> = skill.files;
         files.sort_by(|a, b| a.0.cmp(&b.0));
         // SKILL.md first in the entry's resources, then the rest in path order.
@@ -200,7 +206,10 @@ impl Catalog {
         dirs.entry(key.to_string()).or_default();
         for (rel, bytes) in files {
             let refs: Vec<&str> = rel.iter().map(String::as_str).collect();
-            let uri = format!("{key}/{}", rel.iter().map(|s| encode(s)).collect::<Vec<_>>().join("/"));
+            let uri = format!(
+                "{key}/{}",
+                rel.iter().map(|s| encode(s)).collect::<Vec<_>>().join("/")
+            );
             let text = !bytes.contains(&0) && std::str::from_utf8(&bytes).is_ok();
             let name = refs.last().copied().unwrap_or("");
             let mime = mime_of(name, text);
@@ -249,7 +258,8 @@ impl Catalog {
             .unwrap_or_default()
             .to_string();
         let json = json!({"uri": entry_uri, "frontmatter": frontmatter, "resources": resources});
-        self.by_uri.insert(entry_uri.to_string(), self.entries.len());
+        self.by_uri
+            .insert(entry_uri.to_string(), self.entries.len());
         self.entries.push(Entry {
             uri: entry_uri.to_string(),
             name,
@@ -317,11 +327,18 @@ impl Catalog {
 /// Check one skill: its frontmatter, name and limits.
 fn check(skill: &RawSkill) -> Result<Map<String, Value>, String> {
     let name = skill.path.last().ok_or("a skill needs a path")?;
-    if skill.path.iter().any(|s| s.is_empty() || s == "." || s == ".." || s.contains(['/', '\0'])) {
+    if skill
+        .path
+        .iter()
+        .any(|s| s.is_empty() || s == "." || s == ".." || s.contains(['/', '\0']))
+    {
         return Err("a path segment is empty, `.`, `..` or holds `/` or NUL".into());
     }
     if skill.files.len() > MAX_FILES {
-        return Err(format!("{} files, over the limit of {MAX_FILES}", skill.files.len()));
+        return Err(format!(
+            "{} files, over the limit of {MAX_FILES}",
+            skill.files.len()
+        ));
     }
     let total: u64 = skill.files.iter().map(|(_, b)| b.len() as u64).sum();
     if total > MAX_BYTES {
@@ -334,14 +351,19 @@ fn check(skill: &RawSkill) -> Result<Map<String, Value>, String> {
         .ok_or("no SKILL.md at its root")?;
     let text = std::str::from_utf8(&manifest.1).map_err(|_| "SKILL.md is not UTF-8")?;
     let frontmatter = frontmatter::parse(text)?;
-    let declared = frontmatter.get("name").and_then(Value::as_str).unwrap_or("");
+    let declared = frontmatter
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("");
     if !frontmatter::valid_name(declared) {
         return Err(format!(
             "name `{declared}` breaks the naming rules (1-64 lowercase letters, digits and single hyphens)"
         ));
     }
     if declared != name {
-        return Err(format!("frontmatter name `{declared}` is not the folder's name `{name}`"));
+        return Err(format!(
+            "frontmatter name `{declared}` is not the folder's name `{name}`"
+        ));
     }
     Ok(frontmatter)
 }
@@ -366,7 +388,11 @@ mod tests {
     fn uris_are_canonical_and_escapes_find_nothing() {
         let (c, refused) = Catalog::build(vec![skill(
             "acme/pdf-tools",
-            &[("SKILL.md", MD), ("refs/a b.md", b"x"), ("bin/x.bin", b"\0\x01")],
+            &[
+                ("SKILL.md", MD),
+                ("refs/a b.md", b"x"),
+                ("bin/x.bin", b"\0\x01"),
+            ],
         )]);
         assert!(refused.is_empty(), "{refused:?}");
         assert!(c.file("skill://acme/pdf-tools/refs/a%20b.md").is_some());

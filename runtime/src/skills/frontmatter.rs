@@ -15,7 +15,11 @@ pub(crate) fn parse(text: &str) -> Result<Map<String, Value>, String> {
     let mut yaml = String::new();
     let mut closed = false;
     for line in lines {
-        if line.trim_end_matches(['\r', '\n']).trim_end_matches([' ', '\t']) == "---" {
+        if line
+            .trim_end_matches(['\r', '\n'])
+            .trim_end_matches([' ', '\t'])
+            == "---"
+        {
             closed = true;
             break;
         }
@@ -51,17 +55,24 @@ fn to_json(yaml: Yaml) -> Result<Value, String> {
                 .parse()
                 .map_err(|_| format!("frontmatter: `{text}` is not a number"))?;
             Value::Number(
-                Number::from_f64(f).ok_or_else(|| format!("frontmatter: `{text}` is not finite"))?,
+                Number::from_f64(f)
+                    .ok_or_else(|| format!("frontmatter: `{text}` is not finite"))?,
             )
         }
         Yaml::String(s) => Value::String(s),
-        Yaml::Array(items) => Value::Array(items.into_iter().map(to_json).collect::<Result<_, _>>()?),
+        Yaml::Array(items) => {
+            Value::Array(items.into_iter().map(to_json).collect::<Result<_, _>>()?)
+        }
         Yaml::Hash(entries) => {
             let mut map = Map::new();
             for (k, v) in entries {
                 let key = match k {
                     Yaml::String(s) => s,
-                    other => return Err(format!("frontmatter: a key that is not a string ({other:?})")),
+                    other => {
+                        return Err(format!(
+                            "frontmatter: a key that is not a string ({other:?})"
+                        ))
+                    }
                 };
                 map.insert(key, to_json(v)?);
             }
@@ -98,7 +109,9 @@ mod tests {
         assert_eq!(map["metadata"]["tags"][1], "b");
         assert!(parse("no frontmatter").is_err());
         assert!(parse("---\nname: x\n").is_err(), "unclosed");
-        assert!(parse("---\nname: x\n---\n").unwrap_err().contains("description"));
+        assert!(parse("---\nname: x\n---\n")
+            .unwrap_err()
+            .contains("description"));
         assert!(parse("---\n- a\n---\n").unwrap_err().contains("mapping"));
         assert!(parse("---\nname: [unclosed\n---\n").is_err());
     }

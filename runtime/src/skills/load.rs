@@ -33,13 +33,18 @@ fn entries(dir: &Path, notes: &mut Vec<String>) -> Vec<(String, std::path::PathB
     for entry in read.flatten() {
         let path = entry.path();
         let Some(name) = entry.file_name().to_str().map(str::to_string) else {
-            notes.push(format!("{}: a name that is not UTF-8; left out", path.display()));
+            notes.push(format!(
+                "{}: a name that is not UTF-8; left out",
+                path.display()
+            ));
             continue;
         };
         if name.starts_with('.') {
             continue;
         }
-        let Ok(kind) = entry.file_type() else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
         if kind.is_symlink() {
             notes.push(format!(
                 "{}: a symbolic link; links are never followed, left out",
@@ -58,7 +63,10 @@ fn entries(dir: &Path, notes: &mut Vec<String>) -> Vec<(String, std::path::PathB
 /// Look for skills in `dir`, whose path below the root is `prefix`.
 fn find(dir: &Path, prefix: &mut Vec<String>, skills: &mut Vec<RawSkill>, notes: &mut Vec<String>) {
     if prefix.len() > MAX_DEPTH {
-        notes.push(format!("{}: deeper than {MAX_DEPTH} folders; left out", dir.display()));
+        notes.push(format!(
+            "{}: deeper than {MAX_DEPTH} folders; left out",
+            dir.display()
+        ));
         return;
     }
     for (name, path, is_dir) in entries(dir, notes) {

@@ -29,7 +29,6 @@ use std::time::Duration;
 /// The extension's identifier, in the server's capabilities.
 pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
 
-
 /// A skill built in code: its path (`pdf-processing`, or `acme/pdf-processing`: the last
 /// segment is its name, the first becomes the URI's authority), its `SKILL.md`, and its other
 /// files by path relative to the skill's folder.
@@ -59,7 +58,11 @@ impl Skill {
         let split = |p: &str| p.split('/').map(str::to_string).collect::<Vec<_>>();
         RawSkill {
             path: split(&self.path),
-            files: self.files.iter().map(|(p, b)| (split(p), b.clone())).collect(),
+            files: self
+                .files
+                .iter()
+                .map(|(p, b)| (split(p), b.clone()))
+                .collect(),
         }
     }
 }
@@ -231,11 +234,11 @@ impl Skills {
         cursor: Option<&str>,
         page: usize,
     ) -> Result<Value, Error> {
-        let uri = uri.ok_or_else(|| Error::invalid_params("resources/directory/read needs a uri"))?;
-        let children = self
-            .snapshot()
-            .children(uri)
-            .ok_or_else(|| Error::invalid_params(format!("{uri} is not a directory of a served skill")))?;
+        let uri =
+            uri.ok_or_else(|| Error::invalid_params("resources/directory/read needs a uri"))?;
+        let children = self.snapshot().children(uri).ok_or_else(|| {
+            Error::invalid_params(format!("{uri} is not a directory of a served skill"))
+        })?;
         let start = match cursor {
             None => 0,
             Some(c) => decode_cursor(c)?,

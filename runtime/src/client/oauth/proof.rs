@@ -202,7 +202,9 @@ mod tests {
         assert_eq!(claims["ath"], b64url(&Sha256::digest(b"tok")));
         // The same key again from its DER; every proof has its own id.
         let again = DpopKey::from_der(key.der()).unwrap();
-        let other = again.proof("POST", "https://h.example/mcp", None, None).unwrap();
+        let other = again
+            .proof("POST", "https://h.example/mcp", None, None)
+            .unwrap();
         let ids = |p: &str| {
             jsonwebtoken::dangerous::insecure_decode::<serde_json::Value>(p)
                 .unwrap()
