@@ -117,20 +117,19 @@ fn cargo(dir: &Path, target: &Path, args: &[&str]) -> String {
     text
 }
 
-/// Run the generator's command line (without the client commands, which build the runtime)
-/// in `dir` with `args`.
+/// The generator's package with its command line but not the client commands (which build
+/// the runtime), as cargo arguments.
+const GENERATOR_CLI: &[&str] = &[
+    "-p",
+    "oxmcp-codegen",
+    "--no-default-features",
+    "--features",
+    "cli",
+];
+
+/// Run the generator's command line in `dir` with `args`.
 fn codegen(dir: &Path, target: &Path, args: &[&str]) -> String {
-    let mut all = vec![
-        "run",
-        "-q",
-        "-p",
-        "oxmcp-codegen",
-        "--no-default-features",
-        "--features",
-        "cli",
-        "--",
-    ];
-    all.extend_from_slice(args);
+    let all = [&["run", "-q"], GENERATOR_CLI, &["--"], args].concat();
     cargo(dir, target, &all)
 }
 
@@ -223,16 +222,7 @@ fn a_made_up_version_is_pinned_generated_and_built_without_a_hand_edit() {
     cargo(
         &root,
         &target,
-        &[
-            "test",
-            "-q",
-            "-p",
-            "oxmcp-codegen",
-            "--no-default-features",
-            "--features",
-            "cli",
-            "--lib",
-        ],
+        &[&["test", "-q"], GENERATOR_CLI, &["--lib"]].concat(),
     );
     cargo(
         &root,

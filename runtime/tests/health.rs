@@ -57,6 +57,29 @@ async fn get(url: &str, host: &str) -> (u16, String) {
     (status, String::from_utf8_lossy(&body).into_owned())
 }
 
+/// Serve `server` with `limits` at a fresh address until told to stop: its base URL, the stop
+/// signal and the serving task.
+async fn serve_until_stopped(
+    server: Server,
+    limits: Limits,
+) -> (
+    String,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let config = HttpConfig {
+        limits,
+        ..HttpConfig::default()
+    };
+    let serving = tokio::spawn(serve_listener(Arc::new(server), listener, config, async {
+        let _ = stop_rx.await;
+    }));
+    (base, stop_tx, serving)
+}
+
 /// While a server drains, its 2025 sessions take answers and notifications (so calls in flight
 /// finish) but not new requests (404: the client moves to a session elsewhere); when it stops,
 /// a session's standalone stream ends at once rather than holding the shutdown to its grace
@@ -67,20 +90,16 @@ async fn a_draining_server_moves_sessions_away_and_ends_their_streams() {
     let server = mcp_tests::conformance::server(Server::builder())
         .build()
         .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let config = HttpConfig {
-        limits: Limits {
+    let (base, stop_tx, serving) = serve_until_stopped(
+        server,
+        Limits {
             drain: Duration::from_millis(500),
             shutdown_grace: Duration::from_secs(30),
             ..Limits::default()
         },
-        ..HttpConfig::default()
-    };
-    let serving = tokio::spawn(serve_listener(Arc::new(server), listener, config, async {
-        let _ = stop_rx.await;
-    }));
+    )
+    .await;
+    let url = format!("{base}/mcp");
     let legacy = [
         ("mcp-protocol-version", "2025-11-25"),
         ("accept", "application/json, text/event-stream"),
@@ -139,20 +158,14 @@ async fn liveness_and_readiness_follow_the_task_store_and_the_drain() {
         .task_store(store.clone())
         .build()
         .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let base = format!("http://{addr}");
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let config = HttpConfig {
-        limits: Limits {
+    let (base, stop_tx, serving) = serve_until_stopped(
+        server,
+        Limits {
             drain: Duration::from_millis(600),
             ..Limits::default()
         },
-        ..HttpConfig::default()
-    };
-    let serving = tokio::spawn(serve_listener(Arc::new(server), listener, config, async {
-        let _ = stop_rx.await;
-    }));
+    )
+    .await;
     // A probe from elsewhere (its own Host) and without a token is answered.
     assert_eq!(
         get(&format!("{base}/healthz"), "10.0.0.7:8080").await,

@@ -91,6 +91,21 @@ async fn send_as(
 }
 
 /// Poll `tasks/get` until the task leaves `working`.
+/// Call the argument-less tool `tool` as `principal`, which makes it a task: the task's id.
+async fn create_task(server: &Server, principal: Option<&Principal>, tool: &str) -> String {
+    let created = send_as(
+        server,
+        principal,
+        "tools/call",
+        json!({"name": tool, "arguments": {}}),
+    )
+    .await;
+    created["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no task: {created}"))
+        .to_string()
+}
+
 async fn settled(server: &Server, principal: Option<&Principal>, task: &str) -> Value {
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
@@ -151,14 +166,7 @@ async fn a_task_that_elicits_twice_and_samples_completes_through_tasks_update() 
 #[tokio::test]
 async fn cancelling_a_running_task_settles_it_within_a_second() {
     let s = server(Counter::default());
-    let created = send_as(
-        &s,
-        None,
-        "tools/call",
-        json!({"name": "forever", "arguments": {}}),
-    )
-    .await;
-    let task = created["result"]["taskId"].as_str().unwrap().to_string();
+    let task = create_task(&s, None, "forever").await;
     let started = Instant::now();
     let ack = send_as(&s, None, "tasks/cancel", json!({"taskId": task})).await;
     assert_eq!(ack["result"], json!({"resultType": "complete"}));
@@ -175,14 +183,7 @@ async fn a_task_is_invisible_to_anyone_but_its_creator() {
     let s = server(Counter::default());
     let alice = Principal::new("alice").with_issuer("https://issuer.example");
     let mallory = Principal::new("mallory").with_issuer("https://issuer.example");
-    let created = send_as(
-        &s,
-        Some(&alice),
-        "tools/call",
-        json!({"name": "forever", "arguments": {}}),
-    )
-    .await;
-    let task = created["result"]["taskId"].as_str().unwrap().to_string();
+    let task = create_task(&s, Some(&alice), "forever").await;
     let unknown = send_as(
         &s,
         Some(&alice),
@@ -310,14 +311,7 @@ async fn one_handler_runs_through_the_round_as_an_mrtr_call_and_as_a_task() {
     );
 
     // As a task: created, then run in the background until it asks.
-    let created = send_as(
-        &s,
-        None,
-        "tools/call",
-        json!({"name": "book", "arguments": {}}),
-    )
-    .await;
-    let task = created["result"]["taskId"].as_str().unwrap().to_string();
+    let task = create_task(&s, None, "book").await;
     assert_eq!(settled(&s, None, &task).await["status"], "input_required");
     assert_eq!(
         *rounds.0.lock().unwrap(),

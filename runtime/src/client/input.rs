@@ -1,5 +1,6 @@
 //! Answering the server's input requests: the untyped [`InputHandler`], the typed
-//! [`TypedInput`], and the capabilities a client declares.
+//! [`TypedInput`], the capabilities a client declares, and a 2025 server's own requests
+//! answered through the handler (over HTTP or stdio).
 
 use super::*;
 
@@ -147,5 +148,32 @@ impl Capabilities {
     /// The capabilities, for [`Client::with_input`].
     pub fn build(self) -> ClientCapabilities {
         self.0
+    }
+}
+
+/// The answer to a server's request (a legacy server's `elicitation/create`, `sampling/
+/// createMessage`, `roots/list` or `ping`), as the JSON-RPC response to send back.
+pub(super) async fn answer_server_request(
+    handler: &Arc<dyn InputHandler>,
+    request: &Value,
+) -> Value {
+    let id = request.get("id").cloned().unwrap_or(Value::Null);
+    let method = request.get("method").and_then(Value::as_str).unwrap_or("");
+    if method == "ping" {
+        return json!({"jsonrpc": "2.0", "id": id, "result": {}});
+    }
+    let ask =
+        json!({"method": method, "params": request.get("params").cloned().unwrap_or(json!({}))});
+    let outcome = match serde_json::from_value::<InputRequest>(ask) {
+        Ok(input) => handler.answer(&id.to_string(), input).await,
+        Err(_) => {
+            return json!({"jsonrpc": "2.0", "id": id,
+                          "error": {"code": error_codes::METHOD_NOT_FOUND, "message": format!("method not found: {method}")}})
+        }
+    };
+    match outcome {
+        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        Err(e) => json!({"jsonrpc": "2.0", "id": id,
+                         "error": {"code": error_codes::INTERNAL_ERROR, "message": e.to_string()}}),
     }
 }

@@ -1,5 +1,5 @@
 //! A 2025 session over HTTP: its requests, its standalone stream, the answers to the server's
-//! own requests, and cancellation of a request whose future is dropped.
+//! own requests sent back, and cancellation of a request whose future is dropped.
 
 use super::*;
 
@@ -156,33 +156,6 @@ pub(super) async fn standalone_stream(
             }
         }
         tokio::time::sleep(cursor.retry).await;
-    }
-}
-
-/// The answer to a server's request (a legacy server's `elicitation/create`, `sampling/
-/// createMessage`, `roots/list` or `ping`), as the JSON-RPC response to send back.
-pub(super) async fn answer_server_request(
-    handler: &Arc<dyn InputHandler>,
-    request: &Value,
-) -> Value {
-    let id = request.get("id").cloned().unwrap_or(Value::Null);
-    let method = request.get("method").and_then(Value::as_str).unwrap_or("");
-    if method == "ping" {
-        return json!({"jsonrpc": "2.0", "id": id, "result": {}});
-    }
-    let ask =
-        json!({"method": method, "params": request.get("params").cloned().unwrap_or(json!({}))});
-    let outcome = match serde_json::from_value::<InputRequest>(ask) {
-        Ok(input) => handler.answer(&id.to_string(), input).await,
-        Err(_) => {
-            return json!({"jsonrpc": "2.0", "id": id,
-                          "error": {"code": error_codes::METHOD_NOT_FOUND, "message": format!("method not found: {method}")}})
-        }
-    };
-    match outcome {
-        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-        Err(e) => json!({"jsonrpc": "2.0", "id": id,
-                         "error": {"code": error_codes::INTERNAL_ERROR, "message": e.to_string()}}),
     }
 }
 

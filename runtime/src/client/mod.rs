@@ -36,10 +36,9 @@ mod skills;
 
 use error::causes;
 pub use error::ClientError;
+use input::answer_server_request;
 pub use input::{Capabilities, DeclineAll, InputHandler, Typed, TypedInput};
-use legacy::{
-    answer_server_request, standalone_stream, CancelInSession, Cursor, LegacyHttp, Opened,
-};
+use legacy::{standalone_stream, CancelInSession, Cursor, LegacyHttp, Opened};
 pub use progress::Progress;
 use progress::{watch, ProgressFn, Watchers, Watching};
 #[cfg(feature = "skills")]
@@ -96,6 +95,7 @@ const MAX_RECONNECTS: u32 = 5;
 /// The version this client asks a legacy server for.
 const LEGACY_VERSION: &str = "2025-11-25";
 
+/// How the client's messages reach the server.
 enum Transport {
     Http {
         url: String,
@@ -806,10 +806,7 @@ impl Client {
     /// already did), and the old session's stream reader stops.
     fn forget_session(&self, ended: &Arc<Negotiated>) {
         let previous = self.era.compare_and_swap(ended, None);
-        if Arc::ptr_eq(
-            &previous.as_ref().cloned().unwrap_or_else(|| ended.clone()),
-            ended,
-        ) {
+        if previous.as_ref().is_none_or(|p| Arc::ptr_eq(p, ended)) {
             crate::wire::lock(&self.listener).take();
         }
     }
@@ -1079,57 +1076,49 @@ impl Client {
         } else {
             self.negotiated().await?
         };
-        if let Negotiated::Legacy { version, session } = &*era {
-            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-            let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": &params});
+        if matches!(&*era, Negotiated::Legacy { .. }) {
             let reply = match &self.transport {
                 Transport::Http { url, http } => {
-                    match self
-                        .post_legacy(url, http, version, session.as_deref(), &msg)
-                        .await
-                    {
-                        // The server no longer knows the session (it restarted, or another
-                        // instance answered): open a new one and send the request there, once.
-                        Err(ClientError::SessionEnded(mut why)) => {
+                    let mut era = era;
+                    let mut renewals = 0;
+                    loop {
+                        let Negotiated::Legacy { version, session } = &*era else {
+                            return Err(ClientError::Protocol(
+                                "the server left the 2025 protocol".into(),
+                            ));
+                        };
+                        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+                        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": &params});
+                        match self
+                            .post_legacy(url, http, version, session.as_deref(), &msg)
+                            .await
+                        {
+                            // The server no longer knows the session (it restarted, or another
+                            // instance answered): open a new one and send the request there.
                             // Behind a load balancer the new session may land on an instance
                             // that is itself stopping: a few tries, a little apart.
-                            let mut ended = era.clone();
-                            let mut reply = None;
-                            for attempt in 0..SESSION_RENEWALS {
-                                self.forget_session(&ended);
-                                if attempt > 0 {
-                                    tokio::time::sleep(Duration::from_millis(100 * attempt as u64))
-                                        .await;
+                            Err(ClientError::SessionEnded(_)) if renewals < SESSION_RENEWALS => {
+                                self.forget_session(&era);
+                                if renewals > 0 {
+                                    tokio::time::sleep(Duration::from_millis(
+                                        100 * renewals as u64,
+                                    ))
+                                    .await;
                                 }
-                                let renewed = self.negotiated().await?;
-                                let Negotiated::Legacy { version, session } = &*renewed else {
-                                    return Err(ClientError::Protocol(
-                                        "the server left the 2025 protocol".into(),
-                                    ));
-                                };
-                                let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-                                let msg = json!({"jsonrpc": "2.0", "id": id, "method": method,
-                                                 "params": &params});
-                                match self
-                                    .post_legacy(url, http, version, session.as_deref(), &msg)
-                                    .await
-                                {
-                                    Err(ClientError::SessionEnded(again)) => {
-                                        why = again;
-                                        ended = renewed.clone();
-                                    }
-                                    other => {
-                                        reply = Some(other?.0);
-                                        break;
-                                    }
-                                }
+                                renewals += 1;
+                                era = self.negotiated().await?;
                             }
-                            reply.ok_or(ClientError::SessionEnded(why))?
+                            other => break other?.0,
                         }
-                        other => other?.0,
                     }
                 }
-                Transport::Stdio { .. } | Transport::InProcess { .. } => self.send(&msg).await?,
+                Transport::Stdio { .. } | Transport::InProcess { .. } => {
+                    let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+                    self.send(
+                        &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+                    )
+                    .await?
+                }
             };
             return Self::result_of(reply);
         }
@@ -1444,7 +1433,7 @@ impl Client {
             let mut req = build()?;
             #[cfg(feature = "oauth")]
             if let Some(auth) = &self.headers.auth {
-                auth.header().await;
+                auth.refresh_if_due().await;
             }
             add_headers(&mut req, &self.headers);
             #[cfg(feature = "oauth")]

@@ -24,9 +24,9 @@
 //!   [`OAuth::enterprise`]).
 //! - **DPoP** (RFC 9449). Where the authorization server offers it, tokens are bound to a key
 //!   the client holds: every request carries a fresh proof, and the servers' nonces are used.
-//! - **Tokens.** Sent as `Authorization: Bearer` (or `DPoP`); refreshed shortly before they expire and once
-//!   on a `401`, never on every call; kept in a [`TokenStore`] ([`MemoryStore`] by default, or
-//!   [`FileStore`]). A run of failed attempts stops after a limit ([`OAuth::max_attempts`]).
+//! - **Tokens.** Sent as `Authorization: Bearer` (or `DPoP`); refreshed shortly before they
+//!   expire and once on a `401`, never on every call; kept in a [`TokenStore`] ([`MemoryStore`]
+//!   by default, or [`FileStore`]). A run of failed attempts stops after a limit ([`OAuth::max_attempts`]).
 //!
 //! The host shows the user the authorization page through an [`AuthorizationHandler`]:
 //! [`Loopback`] for a desktop host (it opens nothing itself: the host's callback shows the URL
@@ -273,30 +273,31 @@ pub struct OAuth {
 }
 
 impl OAuth {
-    /// Log in with the authorization code grant, the user approving through `handler`.
-    pub fn authorization_code(handler: impl AuthorizationHandler) -> Self {
+    /// The defaults, with `grant`: no refresh token asked for but by a user's login.
+    fn with_grant(grant: Grant) -> Self {
         OAuth {
-            grant: Grant::Code(Arc::new(handler)),
+            offline_access: matches!(grant, Grant::Code(_)),
+            grant,
             client_name: "oxmcp client".to_string(),
             application_type: "native".to_string(),
             pre_registered: None,
             metadata_document: None,
-            offline_access: true,
             dpop: true,
             max_attempts: 3,
             store: Arc::new(MemoryStore::default()),
         }
     }
 
+    /// Log in with the authorization code grant, the user approving through `handler`.
+    pub fn authorization_code(handler: impl AuthorizationHandler) -> Self {
+        OAuth::with_grant(Grant::Code(Arc::new(handler)))
+    }
+
     /// Log in with the client credentials grant, as the client itself (no user), with
     /// credentials registered beforehand.
     pub fn client_credentials(client_id: &str, client_secret: &str) -> Self {
-        OAuth {
-            grant: Grant::ClientCredentials(None),
-            pre_registered: Some((client_id.to_string(), Some(client_secret.to_string()))),
-            offline_access: false,
-            ..OAuth::authorization_code(NoUser)
-        }
+        OAuth::with_grant(Grant::ClientCredentials(None))
+            .pre_registered(client_id, Some(client_secret))
     }
 
     /// Log in with the client credentials grant, the client authenticating with an assertion
@@ -308,12 +309,10 @@ impl OAuth {
         algorithm: &str,
     ) -> Result<Self, ClientError> {
         let key = AssertionKey::from_pem(private_key_pem, algorithm)?;
-        Ok(OAuth {
-            grant: Grant::ClientCredentials(Some(Arc::new(key))),
-            pre_registered: Some((client_id.to_string(), None)),
-            offline_access: false,
-            ..OAuth::authorization_code(NoUser)
-        })
+        Ok(
+            OAuth::with_grant(Grant::ClientCredentials(Some(Arc::new(key))))
+                .pre_registered(client_id, None),
+        )
     }
 
     /// Log in as a workload with the JWT bearer grant (RFC 7523): `assertion` gives the
@@ -323,12 +322,7 @@ impl OAuth {
         client_id: &str,
         assertion: impl Fn() -> BoxFuture<Result<String, ClientError>> + Send + Sync + 'static,
     ) -> Self {
-        OAuth {
-            grant: Grant::Workload(Arc::new(assertion)),
-            pre_registered: Some((client_id.to_string(), None)),
-            offline_access: false,
-            ..OAuth::authorization_code(NoUser)
-        }
+        OAuth::with_grant(Grant::Workload(Arc::new(assertion))).pre_registered(client_id, None)
     }
 
     /// Log in with enterprise-managed authorization: the identity provider exchanges the
@@ -336,12 +330,7 @@ impl OAuth {
     /// takes with the JWT bearer grant, the client authenticating with the credentials it has
     /// there (`client_id`, `client_secret`).
     pub fn enterprise(idp: Enterprise, client_id: &str, client_secret: Option<&str>) -> Self {
-        OAuth {
-            grant: Grant::Enterprise(idp),
-            pre_registered: Some((client_id.to_string(), client_secret.map(str::to_string))),
-            offline_access: false,
-            ..OAuth::authorization_code(NoUser)
-        }
+        OAuth::with_grant(Grant::Enterprise(idp)).pre_registered(client_id, client_secret)
     }
 
     /// Whether to bind tokens to a key with DPoP where the authorization server offers it
@@ -400,19 +389,6 @@ impl OAuth {
     }
 }
 
-/// The handler of the client credentials grant, which has no user to ask.
-struct NoUser;
-
-impl AuthorizationHandler for NoUser {
-    fn redirect_uri(&self) -> String {
-        String::new()
-    }
-
-    fn authorize(&self, _url: Url) -> BoxFuture<Result<Url, ClientError>> {
-        Box::pin(async { Err(ClientError::Unauthorized("no user to ask".into())) })
-    }
-}
-
 /// A `Bearer` or `DPoP` challenge's parameters (`WWW-Authenticate`).
 #[derive(Debug, Default)]
 struct Challenge {
@@ -422,8 +398,8 @@ struct Challenge {
 }
 
 impl Challenge {
-    /// The `Bearer` (or `DPoP`) challenge among those of a `WWW-Authenticate` value (none if there is no
-    /// such challenge or the value does not parse).
+    /// The `Bearer` (or `DPoP`) challenge among those of a `WWW-Authenticate` value (none if
+    /// there is no such challenge or the value does not parse).
     fn parse(value: Option<&str>) -> Challenge {
         let mut found = Challenge::default();
         let Some(challenges) = value.and_then(|v| http_auth::parse_challenges(v).ok()) else {
@@ -536,6 +512,14 @@ fn now() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0)
+}
+
+/// Whether `c`'s access token is to be refreshed now: it expires within the margin and there
+/// is a refresh token.
+fn due(c: &Credentials) -> bool {
+    c.refresh_token.is_some()
+        && c.expires_at
+            .is_some_and(|at| now() + REFRESH_MARGIN.as_secs() >= at)
 }
 
 fn unauthorized(text: impl Into<String>) -> ClientError {
@@ -819,34 +803,22 @@ impl Authorizer {
         })
     }
 
-    /// The `Authorization` value for the next request: the stored token on first use,
-    /// refreshed when it is about to expire.
-    pub(crate) async fn header(&self) -> Option<String> {
-        if let Some(current) = self.current() {
-            let fresh = {
-                let session = self.session.try_lock();
-                match session {
-                    Ok(s) => s.credentials.as_ref().is_none_or(|c| {
-                        c.expires_at
-                            .is_none_or(|at| now() + REFRESH_MARGIN.as_secs() < at)
-                            || c.refresh_token.is_none()
-                    }),
-                    // A login or refresh is under way: wait for it below.
-                    Err(_) => false,
+    /// Before a request: the stored credentials on first use, and a refresh when the token is
+    /// about to expire. A token that is not due goes without waiting for the login lock.
+    pub(crate) async fn refresh_if_due(&self) {
+        let presenting = crate::wire::lock(&self.current).is_some();
+        if presenting {
+            if let Ok(session) = self.session.try_lock() {
+                if !session.credentials.as_ref().is_some_and(due) {
+                    return;
                 }
-            };
-            if fresh {
-                return Some(current);
             }
         }
         let mut session = self.session.lock().await;
         self.load(&mut session);
-        let expiring = session.credentials.as_ref().is_some_and(|c| {
-            c.refresh_token.is_some()
-                && c.expires_at
-                    .is_some_and(|at| now() + REFRESH_MARGIN.as_secs() >= at)
-        });
-        if expiring && self.refresh(&mut session).await.is_err() {
+        if session.credentials.as_ref().is_some_and(due)
+            && self.refresh(&mut session).await.is_err()
+        {
             // The refresh token is spent: the next 401 logs in again.
             if let Some(c) = &mut session.credentials {
                 c.access_token.clear();
@@ -854,7 +826,6 @@ impl Authorizer {
             }
             self.set_current(session.credentials.as_ref());
         }
-        self.current()
     }
 
     fn load(&self, session: &mut Session) {
@@ -1024,10 +995,10 @@ impl Authorizer {
         let req = hyper::Request::get(url)
             .header("accept", "application/json")
             .header("mcp-protocol-version", super::LATEST_PROTOCOL_VERSION)
-            .body(Full::new(Bytes::new()))
+            .body(Vec::new())
             .map_err(|e| ClientError::Transport(format!("{url}: {e}")))?;
         let resp = self
-            .exchange(req.map(|_| Vec::new()))
+            .exchange(req)
             .await
             .map_err(|e| ClientError::Transport(e.0))?;
         if !resp.status().is_success() {
@@ -1346,12 +1317,11 @@ impl Authorizer {
                     .add_scopes(scopes.iter().cloned().map(Scope::new))
                     .add_extra_param("resource", resource);
                 if let Some(key) = key {
-                    let audience = server.issuer.as_deref().unwrap_or(&server.token_endpoint);
                     request = request
                         .add_extra_param("client_assertion_type", CLIENT_ASSERTION)
                         .add_extra_param(
                             "client_assertion",
-                            key.assertion(&credentials.client_id, audience)?,
+                            key.assertion(&credentials.client_id, server.key())?,
                         );
                 }
                 request.request_async(&http).await.map_err(token_error)?
@@ -1361,16 +1331,8 @@ impl Authorizer {
                     return Err(refused);
                 }
                 let assertion = assertion().await?;
-                let mut params = vec![
-                    ("grant_type", JWT_BEARER.to_string()),
-                    ("assertion", assertion),
-                    ("resource", resource),
-                ];
-                if !scope.is_empty() {
-                    params.push(("scope", scope.clone()));
-                }
                 let answer = self
-                    .token_request(&server.token_endpoint, params, &credentials, &http)
+                    .jwt_bearer(server, assertion, resource, &scope, &credentials, &http)
                     .await;
                 if let Err(e @ ClientError::Unauthorized(_)) = &answer {
                     *crate::wire::lock(&self.refused) = Some(e.clone());
@@ -1379,15 +1341,7 @@ impl Authorizer {
             }
             Grant::Enterprise(idp) => {
                 let id_jag = self.id_jag(idp, server, &resource, &scope).await?;
-                let mut params = vec![
-                    ("grant_type", JWT_BEARER.to_string()),
-                    ("assertion", id_jag),
-                    ("resource", resource),
-                ];
-                if !scope.is_empty() {
-                    params.push(("scope", scope.clone()));
-                }
-                self.token_request(&server.token_endpoint, params, &credentials, &http)
+                self.jwt_bearer(server, id_jag, resource, &scope, &credentials, &http)
                     .await?
             }
             Grant::Code(handler) => {
@@ -1435,6 +1389,28 @@ impl Authorizer {
             _ => None,
         };
         self.keep(session, credentials)
+    }
+
+    /// The JWT bearer grant (RFC 7523): a token for `assertion`.
+    async fn jwt_bearer(
+        &self,
+        server: &AuthServer,
+        assertion: String,
+        resource: String,
+        scope: &str,
+        client: &Credentials,
+        http: &OAuthHttp,
+    ) -> Result<oauth2::basic::BasicTokenResponse, ClientError> {
+        let mut params = vec![
+            ("grant_type", JWT_BEARER.to_string()),
+            ("assertion", assertion),
+            ("resource", resource),
+        ];
+        if !scope.is_empty() {
+            params.push(("scope", scope.to_string()));
+        }
+        self.token_request(&server.token_endpoint, params, client, http)
+            .await
     }
 
     /// A token request of a grant the `oauth2` crate does not make (the JWT bearer grant, token

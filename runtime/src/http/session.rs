@@ -129,13 +129,6 @@ fn json_ok(body: String, session_id: Option<&str>) -> Response {
     response
 }
 
-/// A fresh session id: 128 random bits, hex.
-fn new_id() -> Option<String> {
-    let mut bytes = [0u8; 16];
-    getrandom::getrandom(&mut bytes).ok()?;
-    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
 impl Sessions {
     pub(crate) fn new(
         limits: &Limits,
@@ -207,7 +200,7 @@ impl Sessions {
                 }
             }
         }
-        let id = new_id().ok_or(Refusal::Full {
+        let id = crate::wire::random_id().ok_or(Refusal::Full {
             what: "sessions (no random id could be made)",
             retry_after: Duration::from_secs(1),
         })?;

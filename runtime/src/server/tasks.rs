@@ -73,7 +73,8 @@ impl TaskEngine {
             store,
             ttl,
             lease: lease.max(Duration::from_millis(100)),
-            instance: new_task_id().unwrap_or_else(|| format!("pid-{}", std::process::id())),
+            instance: crate::wire::random_id()
+                .unwrap_or_else(|| format!("pid-{}", std::process::id())),
             running: Mutex::default(),
             budget: DEFAULT_TASK_BUDGET,
             per_owner: DEFAULT_TASKS_PER_PRINCIPAL,
@@ -176,13 +177,6 @@ pub(crate) fn tasks_required() -> Error {
     Error::missing_required_client_capability(&caps)
 }
 
-/// A fresh task id: 128 random bits, hex.
-fn new_task_id() -> Option<String> {
-    let mut bytes = [0u8; 16];
-    getrandom::getrandom(&mut bytes).ok()?;
-    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
 /// An RFC 3339 timestamp for milliseconds since the epoch.
 fn timestamp(ms: u64) -> String {
     let at = UNIX_EPOCH + Duration::from_millis(ms);
@@ -252,7 +246,7 @@ impl Server {
                 )),
             );
         }
-        let Some(task_id) = new_task_id() else {
+        let Some(task_id) = crate::wire::random_id() else {
             return Reply::error(Some(id), Error::internal("no random task id could be made"));
         };
         let now = now_ms();

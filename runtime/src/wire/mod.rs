@@ -36,6 +36,14 @@ use std::pin::Pin;
 /// A boxed, sendable future: what handlers and input handlers return.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
+/// A fresh id that cannot be guessed: 128 random bits as 32 lowercase hex digits (sessions,
+/// tasks, DPoP proofs); `None` when the system has no randomness to give.
+pub(crate) fn random_id() -> Option<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::getrandom(&mut bytes).ok()?;
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
 /// Lock `m`, taking over a lock whose holder panicked: every mutex here guards bookkeeping that
 /// stays consistent between statements, and one panicking handler must not wedge the rest.
 pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {

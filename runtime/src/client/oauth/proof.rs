@@ -25,11 +25,9 @@ fn b64url(bytes: &[u8]) -> String {
     base64_simd::URL_SAFE_NO_PAD.encode_to_string(bytes)
 }
 
-/// A unique token id: 16 random bytes, hex.
+/// A unique token id.
 fn jti() -> Result<String, ClientError> {
-    let mut bytes = [0u8; 16];
-    getrandom::getrandom(&mut bytes).map_err(|e| unauthorized(format!("no randomness: {e}")))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    crate::wire::random_id().ok_or_else(|| unauthorized("no randomness for a token id"))
 }
 
 /// The key a client's DPoP proofs are signed with (P-256, ES256): made once per client and
