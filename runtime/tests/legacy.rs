@@ -505,7 +505,9 @@ async fn a_legacy_http_session_serves_the_same_handler_with_real_requests() {
     assert_eq!(post(&url, Some("nope"), list.clone()).await.0, 404);
     let (status, _, tools) = post(&url, Some(&session), list).await;
     assert_eq!(status, 200);
-    assert!(tools["result"].get("resultType").is_none(), "{tools}");
+    for modern_only in ["resultType", "ttlMs", "cacheScope"] {
+        assert!(tools["result"].get(modern_only).is_none(), "{tools}");
+    }
     // The call streams the server's requests, the client POSTs its answers back.
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                       "params": {"name": "plan_trip", "arguments": {"city": "Oslo"}}});
@@ -856,4 +858,67 @@ async fn an_unknown_last_event_id_opens_the_standalone_stream() {
         stream.next().await["method"],
         "notifications/tools/list_changed"
     );
+}
+
+#[tokio::test]
+async fn a_notification_sent_just_before_the_reply_comes_first_on_the_stream() {
+    let (url, addr) = http(server()).await;
+    let session = open_session(&url).await;
+    let level = json!({"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel",
+                       "params": {"level": "info"}});
+    assert_eq!(post(&url, Some(&session), level).await.0, 200);
+    // `chatty` logs and returns at once, without waiting on anything: the log message is
+    // streamed, then the result.
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "chatty", "arguments": {}}});
+    let mut stream = Stream::open(addr, &session, "POST", Some(call)).await;
+    let note = stream.next().await;
+    assert_eq!(note["method"], "notifications/message", "{note}");
+    assert_eq!(note["params"]["data"], "hello", "{note}");
+    let done = stream.next().await;
+    assert_eq!(done["id"], 2, "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "logged");
+    assert!(stream.ends().await);
+    // Without the level, the same call is answered as plain JSON.
+    let session = open_session(&url).await;
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                      "params": {"name": "chatty", "arguments": {}}});
+    let (status, headers, reply) = post(&url, Some(&session), call).await;
+    assert_eq!(status, 200);
+    assert!(
+        headers
+            .iter()
+            .any(|(k, v)| k == "content-type" && v.starts_with("application/json")),
+        "{headers:?}"
+    );
+    assert_eq!(reply["result"]["content"][0]["text"], "logged", "{reply}");
+}
+
+#[tokio::test]
+async fn notifications_cancelled_stops_a_call_that_has_sent_nothing_yet() {
+    let counter = Finished::default();
+    let s = server_counting(counter.clone());
+    let (url, _) = http(s.clone()).await;
+    let session = open_session(&url).await;
+    // No progress token: the call sends nothing while it runs.
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "name": "slow", "arguments": {"ms": 2000}}});
+    let started = std::time::Instant::now();
+    let pending = {
+        let (url, session) = (url.clone(), session.clone());
+        tokio::spawn(async move { post(&url, Some(&session), call).await })
+    };
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 5}});
+    assert_eq!(post(&url, Some(&session), cancel).await.0, 202);
+    // The cancelled request's POST ends with no response to it, long before the call would
+    // have finished.
+    let (status, _, _) = pending.await.unwrap();
+    assert_eq!(status, 202);
+    assert!(started.elapsed() < Duration::from_millis(1500));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(counter.count.load(Ordering::SeqCst), 0);
+    let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
+    assert_eq!(post(&url, Some(&session), ping).await.0, 200);
 }

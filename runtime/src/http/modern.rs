@@ -28,10 +28,19 @@ pub(crate) async fn post(
     caller: Caller,
     in_flight: Option<InFlight>,
 ) -> Response {
-    let incoming = app.server.read(body);
     // What the modern path cannot read may be 2025-era: an `initialize`, or a request that
-    // needs its session. Modern requests never get here.
-    if let Incoming::Rejected(_) = &incoming {
+    // needs its session. A POST without a 2026 version header is looked at as such first (a
+    // modern body is never taken for a 2025 one), so a 2025 client's `initialize` is read once.
+    let version = header_str(&headers, "mcp-protocol-version");
+    let legacy_header = version.is_none_or(|v| crate::LEGACY_VERSIONS.contains(&v));
+    if legacy_header {
+        let legacy = sessions.post_without_session(&app, &headers, body, &caller);
+        if let Some(response) = legacy {
+            return response;
+        }
+    }
+    let incoming = app.server.read(body);
+    if let (Incoming::Rejected(_), false) = (&incoming, legacy_header) {
         let legacy = sessions.post_without_session(&app, &headers, body, &caller);
         if let Some(response) = legacy {
             return response;

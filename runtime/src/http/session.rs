@@ -20,17 +20,18 @@ use super::edge::{header_str, insufficient_scope, Caller, SESSION_HEADER};
 use super::quota::{CallerKey, InFlight};
 use super::respond::{json_response, Refusal};
 use crate::http::event_log::{self, parse_event_id, EventLog};
-use crate::http::sse::{counted, AbortOnDrop};
+use crate::http::sse::counted;
 use crate::server::legacy::{is_legacy_initialize, Session};
 use crate::transport::Limits;
 use crate::wire::{lock, Notifier};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use futures_util::future::{AbortHandle, Abortable};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, watch};
 
 /// Finished streams of a session kept for a reconnection although nobody read their end.
 const KEPT_FINISHED: usize = 16;
@@ -46,7 +47,7 @@ struct Entry {
     streams: Mutex<Streams>,
     /// The session's requests being served, by JSON-RPC id (as JSON text), for
     /// `notifications/cancelled`.
-    calls: Mutex<HashMap<String, tokio::task::AbortHandle>>,
+    calls: Mutex<HashMap<String, AbortHandle>>,
 }
 
 /// The resumable streams of a session.
@@ -344,37 +345,38 @@ impl Sessions {
         if method == Some("notifications/cancelled") {
             entry.cancel(message.pointer("/params/requestId"));
         }
+        let Some(key) = request_id else {
+            // Responses and notifications: accepted.
+            if let Some(message) = message.as_object() {
+                app.server.accept_legacy(&entry.session, message);
+            }
+            return StatusCode::ACCEPTED.into_response();
+        };
         let (cut_tx, cut_rx) = watch::channel(0u32);
         let (out, rx) = Notifier::channel(limits.queue);
         let out = out.with_cut(cut_tx);
         let (server, session) = (app.server.clone(), entry.session.clone());
-        let (done_tx, done_rx) = oneshot::channel::<Option<String>>();
         let principal = caller.principal;
-        let Some(key) = request_id else {
-            // Responses and notifications: accepted.
-            server
-                .handle_legacy(&session, message, principal.as_ref(), out)
-                .await;
-            return StatusCode::ACCEPTED.into_response();
-        };
-        // The call is known by its id while it runs (the lock is held until it is registered,
-        // so a call that ends at once cannot leave its handle behind).
-        let task = {
+        // The call runs in this request's task until it sends something: a call answered at once
+        // costs no task of its own. It is known by its id while it runs, for
+        // `notifications/cancelled` (the lock is held until it is registered, so a call that
+        // ends at once cannot leave its handle behind).
+        let (abort, registration) = AbortHandle::new_pair();
+        let call = {
             let mut calls = lock(&entry.calls);
             let deregister = Deregister(entry.clone(), key.clone());
-            let task = tokio::spawn(async move {
+            calls.insert(key, abort);
+            async move {
                 let _deregister = deregister;
                 // The call counts against its caller for as long as it runs.
                 let _in_flight = in_flight;
-                let reply = server
+                server
                     .handle_legacy(&session, message, principal.as_ref(), out)
-                    .await;
-                let _ = done_tx.send(reply);
-            });
-            calls.insert(key, task.abort_handle());
-            task
+                    .await
+            }
         };
-        respond(&app.server, &entry, limits, rx, done_rx, task, cut_rx).await
+        let call: Call = Abortable::new(Box::pin(call), registration);
+        respond(&app.server, &entry, limits, rx, call, cut_rx).await
     }
 
     /// GET: the standalone SSE stream of the caller's session, or with `Last-Event-ID` the
@@ -523,50 +525,90 @@ impl Entry {
     }
 }
 
+/// A session's call as its response drives it: its reply, unless it was cancelled.
+type Call = Abortable<BoxedReply>;
+type BoxedReply = std::pin::Pin<Box<dyn std::future::Future<Output = Option<String>> + Send>>;
+
 /// The response to a session's request: plain JSON if the reply comes before anything else,
 /// else a resumable SSE stream of the server's requests and notifications, then the reply. The
 /// stream starts too when the handler ends it before sending anything
-/// (`RequestContext::close_stream`), so the client has an event id to resume from.
+/// (`RequestContext::close_stream`), so the client has an event id to resume from. Until the
+/// stream starts the call runs here, and a lost connection cancels it; from then on it runs in
+/// the stream's writer task, for the reconnection window.
 async fn respond(
     server: &crate::Server,
     entry: &Entry,
     limits: &Limits,
     mut rx: mpsc::Receiver<String>,
-    mut done: oneshot::Receiver<Option<String>>,
-    task: tokio::task::JoinHandle<()>,
+    mut call: Call,
     mut cut: watch::Receiver<u32>,
 ) -> Response {
-    let task = AbortOnDrop(task);
     let first = tokio::select! {
         biased;
         note = rx.recv() => note,
         _ = cut.changed() => None,
-        reply = &mut done => {
-            return match reply.ok().flatten() {
-                Some(reply) => json_ok(reply, None),
-                None => StatusCode::ACCEPTED.into_response(),
+        reply = &mut call => {
+            let reply = reply.ok().flatten();
+            // Whatever the call sent before its reply is streamed ahead of it.
+            return match rx.try_recv() {
+                Ok(note) => stream(server, entry, limits, Some(note), rx, Err(reply), Some(cut)),
+                Err(_) if *cut.borrow() != 0 => {
+                    stream(server, entry, limits, None, rx, Err(reply), Some(cut))
+                }
+                Err(_) => match reply {
+                    Some(reply) => json_ok(reply, None),
+                    None => StatusCode::ACCEPTED.into_response(),
+                },
             };
         }
     };
     if first.is_none() && *cut.borrow() == 0 {
         // Nothing was streamed and the notifier is gone: the reply is on its way.
-        return match done.await.ok().flatten() {
+        return match call.await.ok().flatten() {
             Some(reply) => json_ok(reply, None),
             None => StatusCode::ACCEPTED.into_response(),
         };
     }
-    let log = entry.open_log(limits, Some(cut));
+    stream(server, entry, limits, first, rx, Ok(call), Some(cut))
+}
+
+/// Answer with a resumable SSE stream: `first`, what else comes on `rx`, then the reply, which
+/// is known already (`Err`) or comes when the call ends (`Ok`). The stream's writer task owns
+/// the call.
+fn stream(
+    server: &crate::Server,
+    entry: &Entry,
+    limits: &Limits,
+    first: Option<String>,
+    mut rx: mpsc::Receiver<String>,
+    call: Result<Call, Option<String>>,
+    cut: Option<watch::Receiver<u32>>,
+) -> Response {
+    let log = entry.open_log(limits, cut);
     if let Some(first) = first {
         log.push(first);
     }
-    // The log's writer owns the call from here: a lost connection does not cancel it.
     let writer_log = log.clone();
     let writer = tokio::spawn(async move {
-        let _call = task;
-        while let Some(text) = rx.recv().await {
+        let reply = match call {
+            Err(reply) => reply,
+            Ok(mut call) => loop {
+                tokio::select! {
+                    biased;
+                    note = rx.recv() => match note {
+                        Some(text) => writer_log.push(text),
+                        // Every sender is gone: the call has ended, or is ending.
+                        None => break (&mut call).await.ok().flatten(),
+                    },
+                    reply = &mut call => break reply.ok().flatten(),
+                }
+            },
+        };
+        // What the call sent before its reply goes ahead of it.
+        while let Ok(text) = rx.try_recv() {
             writer_log.push(text);
         }
-        if let Ok(Some(reply)) = done.await {
+        if let Some(reply) = reply {
             writer_log.push(reply);
         }
         writer_log.finish();

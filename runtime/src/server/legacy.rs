@@ -11,7 +11,7 @@ use super::Server;
 use crate::handler::Principal;
 use crate::resume::live::{Live, Outbound};
 use crate::wire::{lock, Incoming, Notifier, Reply};
-use oxmcp_schema::{error_codes, Error, LoggingLevel};
+use oxmcp_schema::{error_codes, Error, LoggingLevel, ServerResult};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
@@ -81,15 +81,19 @@ fn result_text(id: &Value, result: Value) -> String {
 /// A 2026 error shaped for a legacy peer: the codes 2026 added become the generic ones.
 fn legacy_error(mut error: Value) -> Value {
     let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
-    let mapped = match code {
+    error["code"] = json!(legacy_code(code));
+    error
+}
+
+/// The code a legacy peer gets for the error code `code`.
+fn legacy_code(code: i64) -> i64 {
+    match code {
         error_codes::HEADER_MISMATCH | error_codes::UNSUPPORTED_PROTOCOL_VERSION => {
             error_codes::INVALID_REQUEST
         }
         error_codes::MISSING_REQUIRED_CLIENT_CAPABILITY => error_codes::INVALID_PARAMS,
         other => other,
-    };
-    error["code"] = json!(mapped);
-    error
+    }
 }
 
 /// A 2026 result shaped for a legacy peer: no `resultType`, no 2026-only cache hints.
@@ -199,6 +203,27 @@ impl Server {
         (result_text(id, result), Some(Arc::new(session)))
     }
 
+    /// Take a message of a legacy session that is not a request (a response to one of the
+    /// session's requests, handed to the ask that waits for it; a notification, which needs
+    /// nothing): nothing is answered.
+    pub(crate) fn accept_legacy(&self, session: &Session, message: &Map<String, Value>) {
+        if message.contains_key("method") {
+            return;
+        }
+        let Some(id) = message.get("id") else { return };
+        let outcome = match (message.get("result"), message.get("error")) {
+            (Some(result), None) => Ok(result.clone()),
+            (None, Some(error)) => Err(crate::wire::from_value_text::<Error>(error)
+                .unwrap_or_else(|_| Error::internal("the client answered with an error"))),
+            _ => Err(Error::invalid_request(
+                "a response needs a result or an error",
+            )),
+        };
+        if !session.outbound.resolve(&id.to_string(), outcome) {
+            tracing::debug!(%id, "a response to no waiting request; ignored");
+        }
+    }
+
     /// Handle one message of a legacy session, as the transport parsed it: the reply text to
     /// write back, if any. Responses from the client to the session's own requests are handed to
     /// the asks that wait for them. `out` carries the session's requests to the client and the
@@ -222,20 +247,7 @@ impl Server {
             .and_then(Value::as_str)
             .map(str::to_string)
         else {
-            // A response to one of the session's requests.
-            if let Some(id) = &id {
-                let outcome = match (object.get("result"), object.get("error")) {
-                    (Some(result), None) => Ok(result.clone()),
-                    (None, Some(error)) => Err(crate::wire::from_value_text::<Error>(error)
-                        .unwrap_or_else(|_| Error::internal("the client answered with an error"))),
-                    _ => Err(Error::invalid_request(
-                        "a response needs a result or an error",
-                    )),
-                };
-                if !session.outbound.resolve(&id.to_string(), outcome) {
-                    tracing::debug!(%id, "a response to no waiting request; ignored");
-                }
-            }
+            self.accept_legacy(session, object);
             return None;
         };
         let Some(id) = id else {
@@ -333,7 +345,7 @@ impl Server {
                 },
             )
             .await?;
-        Some(legacy_reply(&reply))
+        Some(legacy_reply(reply))
     }
 }
 
@@ -370,14 +382,66 @@ impl Server {
     }
 }
 
-/// A reply shaped for a legacy peer, as text.
-fn legacy_reply(reply: &Reply) -> String {
-    let mut value = reply.to_value();
-    if let Some(result) = value.get_mut("result") {
-        *result = legacy_result(result.take());
+/// A reply shaped for a legacy peer, as text: the result without the fields 2026 added, an
+/// error with a code legacy peers know. Written from the typed reply in one pass.
+fn legacy_reply(reply: Reply) -> String {
+    match reply {
+        Reply::Result(id, mut result) => {
+            if strip_modern(&mut result) {
+                Reply::Result(id, result).to_json()
+            } else {
+                // A result this runtime does not shape by type: through its JSON.
+                let mut value = Reply::Result(id, result).to_value();
+                if let Some(result) = value.get_mut("result") {
+                    *result = legacy_result(result.take());
+                }
+                value.to_string()
+            }
+        }
+        Reply::Error(mut e) => {
+            e.error.code = legacy_code(e.error.code);
+            Reply::Error(e).to_json()
+        }
     }
-    if let Some(error) = value.get_mut("error") {
-        *error = legacy_error(error.take());
+}
+
+/// Drop what a legacy peer does not know from `result` (`resultType`, the cache hints);
+/// false for a kind of result not handled here.
+fn strip_modern(result: &mut ServerResult) -> bool {
+    fn extra(extra: &mut Map<String, Value>) {
+        if !extra.is_empty() {
+            for key in ["resultType", "ttlMs", "cacheScope"] {
+                extra.remove(key);
+            }
+        }
     }
-    value.to_string()
+    macro_rules! plain {
+        ($r:expr) => {{
+            $r.result_type = None;
+            extra(&mut $r.extra);
+        }};
+    }
+    macro_rules! cached {
+        ($r:expr) => {{
+            $r.result_type = None;
+            $r.ttl_ms = None;
+            $r.cache_scope = None;
+            extra(&mut $r.extra);
+        }};
+    }
+    match result {
+        ServerResult::Result(r) => plain!(r),
+        ServerResult::CallToolResult(r) => plain!(r),
+        ServerResult::CompleteResult(r) => plain!(r),
+        ServerResult::GetPromptResult(r) => plain!(r),
+        ServerResult::SubscriptionsListenResult(r) => plain!(r),
+        ServerResult::DiscoverResult(r) => cached!(r),
+        ServerResult::ListPromptsResult(r) => cached!(r),
+        ServerResult::ListResourcesResult(r) => cached!(r),
+        ServerResult::ListResourceTemplatesResult(r) => cached!(r),
+        ServerResult::ListToolsResult(r) => cached!(r),
+        ServerResult::ReadResourceResult(r) => cached!(r),
+        _ => return false,
+    }
+    true
 }
