@@ -1,12 +1,17 @@
 //! The load generator's servers do the same job: every flow the benchmark runs completes with
 //! the expected text against this project's bench and fixture servers, the rmcp peer and the rust-mcp-sdk peer, and a
-//! tampered `requestState` is refused by all three (so neither side skips the integrity check it is timed on).
+//! tampered `requestState` is refused by all three (so neither side skips the integrity check it is timed on);
+//! the 2025-era flows complete on this project's server and on rmcp's session mode.
 
 #[path = "../examples/load/generator.rs"]
 #[allow(dead_code)]
 mod generator;
+#[path = "../examples/load/legacy_flow.rs"]
+mod legacy_flow;
 #[path = "../examples/load/ours.rs"]
 mod ours;
+#[path = "../examples/load/rmcp_legacy.rs"]
+mod rmcp_legacy;
 #[path = "../examples/load/rmcp_peer.rs"]
 mod rmcp_peer;
 #[path = "../examples/load/rmsdk_peer.rs"]
@@ -24,6 +29,7 @@ async fn spawn(which: &str) -> String {
         "ours-metrics" => tokio::spawn(ours::serve(listener, true)),
         "fixture" => tokio::spawn(ours::serve_fixture(listener)),
         "rmcp" => tokio::spawn(rmcp_peer::serve(listener)),
+        "rmcp-legacy" => tokio::spawn(rmcp_legacy::serve(listener)),
         _ => tokio::spawn(rmsdk_peer::serve(listener)),
     };
     url
@@ -191,4 +197,35 @@ async fn a_connection_the_server_closed_is_replaced() {
     let o = generator::run(&conns, &Flow::plain(), 2, Duration::from_millis(100)).await;
     assert!(o.flows > 0 && o.errors == 0, "{o:?}");
     assert_eq!(served.load(Ordering::SeqCst), 5 + o.all_requests);
+}
+
+/// The 2025-era flows complete with the expected text on this project's server and rmcp's
+/// session mode, each elicitation answered on the way; a flow in a session that was ended fails.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_legacy_flows_complete_on_both_servers() {
+    for which in ["ours", "rmcp-legacy"] {
+        let url = spawn(which).await;
+        let conns = generator::Conns::new(&url).unwrap();
+        let mut pair = legacy_flow::Pair::take(&conns).await.unwrap();
+        for base in [1u64 << 8, 2 << 8] {
+            // initialize, initialized, the call, the answer to its elicitation, DELETE.
+            let requests = legacy_flow::run(&conns, &mut pair, base)
+                .await
+                .unwrap_or_else(|e| panic!("{which}: session: {e}"));
+            assert_eq!(requests, 5, "{which}");
+        }
+        let session = legacy_flow::open(&conns, &mut pair, 7).await.unwrap();
+        for id in 10..13 {
+            let requests = legacy_flow::plain(&conns, &mut pair, &session, id)
+                .await
+                .unwrap_or_else(|e| panic!("{which}: plain: {e}"));
+            assert_eq!(requests, 1, "{which}");
+        }
+        legacy_flow::close(&conns, &mut pair, &session)
+            .await
+            .unwrap();
+        let ended = legacy_flow::plain(&conns, &mut pair, &session, 20).await;
+        assert!(ended.is_err(), "{which}: a call in an ended session");
+        pair.give(&conns);
+    }
 }

@@ -17,7 +17,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 /// What a flow calls and what it must end with.
 #[derive(Clone, Debug)]
@@ -113,6 +113,7 @@ pub struct Outcome {
 pub type HttpClient = Client<HttpConnector, Full<Bytes>>;
 
 /// An HTTP client with TCP_NODELAY and kept-alive connections.
+#[allow(dead_code)] // benches/tests/load.rs
 pub fn client() -> HttpClient {
     let mut connector = HttpConnector::new();
     connector.set_nodelay(true);
@@ -130,21 +131,6 @@ fn field_answer<'a>(field: &str, key: &'a str) -> &'a str {
         "color" => "blue",
         _ => key,
     }
-}
-
-/// The answer a user gives to one elicitation, every field filled by [`field_answer`].
-pub fn answer(key: &str, request: &Value) -> Value {
-    let mut content = Map::new();
-    if let Some(props) = request
-        .pointer("/params/requestedSchema/properties")
-        .and_then(Value::as_object)
-    {
-        for field in props.keys() {
-            let v = field_answer(field, key);
-            content.insert(field.clone(), Value::String(v.into()));
-        }
-    }
-    json!({ "action": "accept", "content": content })
 }
 
 /// Sends one `tools/call` of `tool` with `params` over the pooled client and returns the
@@ -265,34 +251,11 @@ impl Conns {
         Ok(Conn { send })
     }
 
-    /// POSTs one `tools/call` body on `conn` and returns the reply's body. A request the
-    /// connection could not send (the server closed it while idle) goes again on a new one;
-    /// one that was sent is never repeated.
+    /// POSTs one `tools/call` body on `conn` and returns the reply's body.
     async fn post(&self, conn: &mut Conn, tool: &str, body: Vec<u8>) -> Result<Bytes, String> {
         let post = hyper::Request::post(self.path.as_str()).header("host", self.addr.as_str());
-        let mut req = tools_call_request(post, tool, body)?;
-        let mut fresh = false;
-        let resp = loop {
-            if conn.send.ready().await.is_err() {
-                if fresh {
-                    return Err("a new connection closed at once".into());
-                }
-                *conn = self.connect().await?;
-                fresh = true;
-                continue;
-            }
-            match conn.send.try_send_request(req).await {
-                Ok(resp) => break resp,
-                Err(mut e) => match e.take_message() {
-                    Some(unsent) if !fresh => {
-                        req = unsent;
-                        *conn = self.connect().await?;
-                        fresh = true;
-                    }
-                    _ => return Err(format!("send: {}", e.into_error())),
-                },
-            }
-        };
+        let req = tools_call_request(post, tool, body)?;
+        let resp = self.send(conn, req).await?;
         let status = resp.status();
         let bytes = read_body(resp).await?;
         if !status.is_success() {
@@ -302,6 +265,46 @@ impl Conns {
             ));
         }
         Ok(bytes)
+    }
+
+    /// A request to this server's MCP path, `method`, with the `Host` header set.
+    pub fn request(&self, method: hyper::Method) -> hyper::http::request::Builder {
+        hyper::Request::builder()
+            .method(method)
+            .uri(self.path.as_str())
+            .header("host", self.addr.as_str())
+    }
+
+    /// Sends `req` on `conn` and returns the response head (the body still to read). A request
+    /// the connection could not send (the server closed it while idle) goes again on a new one;
+    /// one that was sent is never repeated.
+    pub async fn send(
+        &self,
+        conn: &mut Conn,
+        mut req: hyper::Request<Full<Bytes>>,
+    ) -> Result<hyper::Response<hyper::body::Incoming>, String> {
+        let mut fresh = false;
+        loop {
+            if conn.send.ready().await.is_err() {
+                if fresh {
+                    return Err("a new connection closed at once".into());
+                }
+                *conn = self.connect().await?;
+                fresh = true;
+                continue;
+            }
+            match conn.send.try_send_request(req).await {
+                Ok(resp) => return Ok(resp),
+                Err(mut e) => match e.take_message() {
+                    Some(unsent) if !fresh => {
+                        req = unsent;
+                        *conn = self.connect().await?;
+                        fresh = true;
+                    }
+                    _ => return Err(format!("send: {}", e.into_error())),
+                },
+            }
+        }
     }
 }
 
@@ -430,6 +433,12 @@ impl Serialize for Accept<'_> {
         m.serialize_entry("content", &Content(self))?;
         m.end()
     }
+}
+
+/// The answer to one elicitation asked under `key` whose form has `fields`, as JSON text
+/// (accept, every field filled by [`field_answer`]).
+pub fn answer_text(key: &str, fields: Vec<&str>) -> Result<String, String> {
+    serde_json::to_string(&Accept { key, fields }).map_err(|e| e.to_string())
 }
 
 /// Runs one complete flow on `conn`; returns how many requests it took.

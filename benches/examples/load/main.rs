@@ -41,11 +41,7 @@ use tokio::process::{Child, Command};
 struct Target {
     name: &'static str,
     child: Child,
-    url: String,
-    /// The generator's pooled client for this server (the legacy flow), kept for the whole
-    /// invocation.
-    client: generator::HttpClient,
-    /// The generator's connections to this server (every other flow), kept likewise.
+    /// The generator's connections to this server, kept for the whole invocation.
     conns: std::sync::Arc<generator::Conns>,
 }
 
@@ -72,9 +68,7 @@ impl Target {
         Ok(Target {
             name,
             conns: generator::Conns::new(&url)?,
-            url,
             child,
-            client: generator::client(),
         })
     }
 
@@ -258,7 +252,7 @@ fn main() -> std::process::ExitCode {
     let mut reps = 16usize;
     let mut threads = 2usize;
     let mut server = "ours".to_string();
-    let mut flow = "multi".to_string();
+    let mut flow = String::new();
     let mut concurrency = 8usize;
     let mut it = args.iter().skip(usize::from(mode.is_some()));
     while let Some(a) = it.next() {
@@ -266,7 +260,8 @@ fn main() -> std::process::ExitCode {
             poll_idle = true;
             continue;
         }
-        if probe && matches!(a.as_str(), "--server" | "--flow") {
+        let legacy = mode == Some("legacy");
+        if (probe && a == "--server") || ((probe || legacy) && a == "--flow") {
             let Some(v) = it.next() else { break };
             if a == "--server" {
                 server = v.clone();
@@ -283,7 +278,7 @@ fn main() -> std::process::ExitCode {
             ("--concurrency", Some(v)) if probe && v >= 1.0 => concurrency = v as usize,
             _ => {
                 eprintln!(
-                    "usage: load [legacy|one-cpu|halting] [--seconds S] [--reps N] [--generator-threads T] [--poll-idle] | load probe [--server NAME] [--flow plain|elicitation|multi] [--concurrency C] [--seconds S] [--reps N] [--generator-threads T] [--poll-idle] | load serve {}|rmcp-legacy\n(--poll-idle: idle CPUs poll instead of halting while it runs; not with halting)",
+                    "usage: load [legacy [--flow plain|session]|one-cpu|halting] [--seconds S] [--reps N] [--generator-threads T] [--poll-idle] | load probe [--server NAME] [--flow plain|elicitation|multi] [--concurrency C] [--seconds S] [--reps N] [--generator-threads T] [--poll-idle] | load serve {}|rmcp-legacy\n(--poll-idle: idle CPUs poll instead of halting while it runs; not with halting)",
                     SERVERS.join("|")
                 );
                 return std::process::ExitCode::from(2);
@@ -321,8 +316,11 @@ fn main() -> std::process::ExitCode {
     };
     let d = Duration::from_secs_f64(seconds);
     let outcome = match mode {
-        Some("probe") => runtime.block_on(run_probe(&server, &flow, concurrency, d, reps)),
-        Some("legacy") => runtime.block_on(run_legacy(d, reps)),
+        Some("probe") => {
+            let flow = if flow.is_empty() { "multi" } else { &flow };
+            runtime.block_on(run_probe(&server, flow, concurrency, d, reps))
+        }
+        Some("legacy") => runtime.block_on(run_legacy(&flow, d, reps)),
         Some("one-cpu") => runtime.block_on(run_c1(C1::OneCpu, d, reps)),
         Some("halting") => runtime.block_on(run_c1(C1::Halting, d, reps)),
         Some("metrics") => runtime.block_on(run_metrics(d, reps)),
@@ -763,75 +761,147 @@ async fn run_metrics(d: Duration, reps: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// The legacy flow from `concurrency` workers against `t` for `d`.
-async fn measure_legacy(t: &Target, conc: usize, d: Duration, into: &mut Merged) {
-    let before = t.cpu_us();
-    let (client, url) = (t.client.clone(), t.url.clone());
-    let o = generator::run_closed(conc, d, move |_, base| {
-        let (client, url) = (client.clone(), url.clone());
-        Box::pin(async move { legacy_flow::run(&client, &url, base).await })
-    })
-    .await;
-    into.add(o, t.cpu_us().saturating_sub(before));
+/// The 2025-era flows: a plain `tools/call` in a session the worker holds, and a whole session
+/// with one elicitation.
+#[derive(Clone, Copy, PartialEq)]
+enum Legacy {
+    Plain,
+    Session,
 }
 
-/// This project's server and rmcp's legacy session mode, the 2025-era flow at concurrency 1, 8
-/// and 32, `reps` runs of `d` each, taking turns.
-async fn run_legacy(d: Duration, reps: usize) -> Result<(), String> {
+/// A legacy flow from `concurrency` workers against `t` for `d`, after an untimed run of the
+/// same flow, each worker on two connections of its own. For the plain call each worker opens
+/// its session first and ends it after, both outside the timed window.
+async fn measure_legacy(
+    t: &Target,
+    flow: Legacy,
+    conc: usize,
+    d: Duration,
+    into: &mut Merged,
+) -> Result<(), String> {
+    use std::sync::Arc;
+    use tokio::sync::Mutex;
+    let conns = t.conns.clone();
+    let mut slots = Vec::with_capacity(conc);
+    for w in 0..conc {
+        let mut pair = legacy_flow::Pair::take(&conns).await?;
+        let session = match flow {
+            Legacy::Session => None,
+            Legacy::Plain => Some(legacy_flow::open(&conns, &mut pair, w as u64).await?),
+        };
+        slots.push(Mutex::new((pair, session)));
+    }
+    let slots = Arc::new(slots);
+    let start = {
+        let (conns, slots) = (conns.clone(), slots.clone());
+        move |worker: usize, base: u64| -> generator::FlowFuture {
+            let (conns, slots) = (conns.clone(), slots.clone());
+            Box::pin(async move {
+                let mut slot = slots[worker].lock().await;
+                let (pair, session) = &mut *slot;
+                match session {
+                    None => legacy_flow::run(&conns, pair, base).await,
+                    Some(session) => legacy_flow::plain(&conns, pair, session, base).await,
+                }
+            })
+        }
+    };
+    let warm = generator::run_closed(conc, SLICE_WARM_UP, start.clone()).await;
+    into.warm_up_flows += warm.flows;
+    let before = t.cpu_us();
+    let o = generator::run_closed(conc, d, start).await;
+    into.add(o, t.cpu_us().saturating_sub(before));
+    let slots = Arc::try_unwrap(slots).map_err(|_| "a worker still holds its connections")?;
+    for slot in slots {
+        let (mut pair, session) = slot.into_inner();
+        if let Some(session) = session {
+            legacy_flow::close(&conns, &mut pair, &session).await?;
+        }
+        pair.give(&conns);
+    }
+    Ok(())
+}
+
+/// This project's bench server and rmcp's legacy session mode: the 2025-era flows at
+/// concurrency 1, 8 and 32, `reps` runs of `d` each, taking turns.
+async fn run_legacy(only: &str, d: Duration, reps: usize) -> Result<(), String> {
     let targets = [
         Target::start("ours").await?,
         Target::start("rmcp-legacy").await?,
     ];
+    let flows: &[Legacy] = match only {
+        "plain" => &[Legacy::Plain],
+        "session" => &[Legacy::Session],
+        "" => &[Legacy::Plain, Legacy::Session],
+        other => return Err(format!("no legacy flow {other}; plain or session")),
+    };
     for t in &targets {
-        let mut warm = Merged::default();
-        measure_legacy(t, 32, Duration::from_millis(300), &mut warm).await;
-        if warm.flows == 0 || warm.errors > 0 {
-            return Err(format!(
-                "{} server failed the legacy warm-up: {}",
-                t.name,
-                warm.first_error.unwrap_or_default()
-            ));
+        for &flow in flows {
+            let mut warm = Merged::default();
+            measure_legacy(t, flow, 32, Duration::from_millis(300), &mut warm).await?;
+            if warm.flows == 0 || warm.errors > 0 {
+                return Err(format!(
+                    "{} server failed the legacy warm-up: {}",
+                    t.name,
+                    warm.first_error.unwrap_or_default()
+                ));
+            }
         }
     }
     let rss_start: Vec<u64> = targets.iter().map(|t| t.rss_kib().0).collect();
     let concurrency = [1usize, 8, 32];
-    let mut results: Vec<[Merged; 2]> = concurrency.iter().map(|_| Default::default()).collect();
+    let mut results: Vec<Vec<[Merged; 2]>> = flows
+        .iter()
+        .map(|_| concurrency.iter().map(|_| Default::default()).collect())
+        .collect();
     for rep in 0..reps {
-        for (i, conc) in concurrency.iter().enumerate() {
-            for s in [rep % 2, (rep + 1) % 2] {
-                measure_legacy(&targets[s], *conc, d, &mut results[i][s]).await;
+        for (f, flow) in flows.iter().enumerate() {
+            for (i, conc) in concurrency.iter().enumerate() {
+                for s in [rep % 2, (rep + 1) % 2] {
+                    measure_legacy(&targets[s], *flow, *conc, d, &mut results[f][i][s]).await?;
+                }
             }
         }
     }
-    println!("#### A 2025-era client's flow over streamable HTTP (initialize, notifications/initialized, tools/call whose elicitation is a real request on the call's SSE stream answered by a POST, DELETE: 5 requests; flows/s: median of {reps} runs of {:.3} s; latency of a whole flow over all runs; CPU = server user+system time per flow, summed over all runs)\n", d.as_secs_f64());
-    println!("| concurrency | ours flows/s | rmcp flows/s | ratio ours/rmcp | ours p50 / p99 ms | rmcp p50 / p99 ms | ours CPU µs/flow | rmcp CPU µs/flow | ratio rmcp/ours | errors ours / rmcp |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
-    for (conc, [o, r]) in concurrency.iter().zip(&results) {
-        let per_flow =
-            |m: &Merged| m.cpu_per(m.all_requests) * m.requests as f64 / m.flows.max(1) as f64;
-        println!(
-            "| {} | {:.0} | {:.0} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.0} | {:.0} | {} | {} / {} |",
-            conc,
-            o.rate(),
-            r.rate(),
-            ratio(o.rate(), r.rate()),
-            o.ms(0.5),
-            o.ms(0.99),
-            r.ms(0.5),
-            r.ms(0.99),
-            per_flow(o),
-            per_flow(r),
-            ratio(per_flow(r), per_flow(o)),
-            o.errors,
-            r.errors
-        );
+    println!("#### A 2025-11-25 client over streamable HTTP, in sessions: this project's bench server against rmcp 3.11's legacy session mode (flows/s: median of {reps} runs of {:.3} s; p50 / p99 of a whole flow over all runs; CPU = server user+system time per flow, summed over all runs)
+", d.as_secs_f64());
+    println!("The plain call is one `tools/call` of `test_simple_text` in a session the worker opened before the timed window. The elicitation session is a whole session: `initialize`, `notifications/initialized`, a `tools/call` whose `elicitation/create` arrives on the call's SSE stream and is answered by a POST, then `DELETE` (5 requests).
+");
+    println!("| flow | concurrency | ours flows/s | rmcp flows/s | ratio ours/rmcp | ours p50 / p99 ms | rmcp p50 / p99 ms | ours CPU µs/flow | rmcp CPU µs/flow | ratio rmcp/ours | errors ours / rmcp |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    for (flow, rows) in flows.iter().zip(&results) {
+        let label = match flow {
+            Legacy::Plain => "plain tools/call",
+            Legacy::Session => "elicitation session",
+        };
+        for (conc, [o, r]) in concurrency.iter().zip(rows) {
+            let per_flow =
+                |m: &Merged| m.cpu_per(m.all_requests) * m.requests as f64 / m.flows.max(1) as f64;
+            println!(
+                "| {} | {} | {:.0} | {:.0} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.0} | {:.0} | {} | {} / {} |",
+                label,
+                conc,
+                o.rate(),
+                r.rate(),
+                ratio(o.rate(), r.rate()),
+                o.ms(0.5),
+                o.ms(0.99),
+                r.ms(0.5),
+                r.ms(0.99),
+                per_flow(o),
+                per_flow(r),
+                ratio(per_flow(r), per_flow(o)),
+                o.errors,
+                r.errors
+            );
+        }
     }
     let rss_end: Vec<u64> = targets.iter().map(|t| t.rss_kib().0).collect();
     println!(
         "\nServer RSS (KiB) after warm-up and at the end: ours {} and {}, rmcp {} and {}.",
         rss_start[0], rss_end[0], rss_start[1], rss_end[1]
     );
-    for m in results.iter().flatten() {
+    for m in results.iter().flatten().flatten() {
         if let Some(e) = &m.first_error {
             eprintln!("first error: {e}");
         }

@@ -1,7 +1,8 @@
 //! rmcp 3.11 serving a 2025-era client the way its documentation shows: legacy session mode
 //! (`Mcp-Session-Id`, SSE responses), and a tool that asks the user through
 //! `Peer::elicit`, a real server-to-client request awaited in place. The same job as this
-//! project's `test_input_required_result_elicitation` on a legacy session.
+//! project's `test_input_required_result_elicitation` on a legacy session, and its
+//! `test_simple_text` for the plain call.
 
 use std::sync::Arc;
 
@@ -29,6 +30,13 @@ pub struct LegacyPeer;
 
 #[tool_router]
 impl LegacyPeer {
+    #[tool(description = "Tests simple text content response")]
+    async fn test_simple_text(&self) -> Result<CallToolResult, ErrorData> {
+        Ok(CallToolResult::success(vec![ContentBlock::text(
+            "This is a simple text response for testing.",
+        )]))
+    }
+
     #[tool(description = "Asks the user's name, then greets them.")]
     async fn test_input_required_result_elicitation(
         &self,
