@@ -922,3 +922,37 @@ async fn notifications_cancelled_stops_a_call_that_has_sent_nothing_yet() {
     let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
     assert_eq!(post(&url, Some(&session), ping).await.0, 200);
 }
+
+#[tokio::test]
+async fn the_initialize_result_names_the_version_capabilities_server_and_instructions() {
+    let s = Arc::new(
+        Server::builder()
+            .name("trips")
+            .version("2.1.0")
+            .instructions("Plan \"trips\".\nAsk first.")
+            .tool(chatty)
+            .build()
+            .unwrap(),
+    );
+    let (url, _) = http(s).await;
+    let init = json!({"jsonrpc": "2.0", "id": "init-1", "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "c", "version": "1"}}});
+    let (status, _, reply) = post(&url, None, init).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        reply,
+        json!({"jsonrpc": "2.0", "id": "init-1", "result": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {
+                "tools": {"listChanged": true},
+                "prompts": {"listChanged": true},
+                "resources": {"subscribe": true, "listChanged": true},
+                "logging": {},
+                "completions": {}
+            },
+            "serverInfo": {"name": "trips", "version": "2.1.0"},
+            "instructions": "Plan \"trips\".\nAsk first."
+        }})
+    );
+}

@@ -12,7 +12,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{FromRef, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap};
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -121,6 +121,15 @@ pub(crate) struct Caller {
     pub(crate) key: Option<CallerKey>,
 }
 
+/// The address a request came from, as the server that accepted it recorded it.
+pub(crate) fn peer_of(extensions: &axum::http::Extensions) -> Option<SocketAddr> {
+    extensions.get::<Peer>().map(|p| p.0).or_else(|| {
+        extensions
+            .get::<axum::extract::ConnectInfo<SocketAddr>>()
+            .map(|c| c.0)
+    })
+}
+
 impl<S: Send + Sync> FromRequestParts<S> for Caller
 where
     Arc<Core>: FromRef<S>,
@@ -129,6 +138,19 @@ where
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Refusal> {
         let app = Arc::<Core>::from_ref(state);
+        let peer = peer_of(&parts.extensions);
+        Caller::of(parts, &app, peer).await
+    }
+}
+
+impl Caller {
+    /// The caller of the request `parts` are of, which came from `peer`: authenticated when the
+    /// endpoint asks for a bearer token, keyed by its principal or else its address.
+    pub(crate) async fn of(
+        parts: &mut Parts,
+        app: &Core,
+        peer: Option<SocketAddr>,
+    ) -> Result<Caller, Refusal> {
         #[cfg(feature = "auth")]
         let principal = match &app.config.auth {
             Some(auth) => Some(Box::pin(authenticate(auth, &parts.headers)).await?),
@@ -139,22 +161,10 @@ where
             let _ = app;
             parts.extensions.remove::<Principal>()
         };
-        let peer: Option<IpAddr> = parts
-            .extensions
-            .get::<Peer>()
-            .map(|p| p.0.ip())
-            .or_else(|| {
-                parts
-                    .extensions
-                    .get::<axum::extract::ConnectInfo<SocketAddr>>()
-                    .map(|c| c.0.ip())
-            });
-        let key = CallerKey::of(principal.as_ref(), peer);
+        let key = CallerKey::of(principal.as_ref(), peer.map(|p| p.ip()));
         Ok(Caller { principal, key })
     }
-}
 
-impl Caller {
     /// Count this request in flight for its caller, or refuse it when the caller already has
     /// `Limits::requests_per_caller` (429).
     pub(crate) fn enter(&self, app: &Core) -> Result<Option<InFlight>, Refusal> {

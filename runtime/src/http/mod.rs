@@ -282,15 +282,16 @@ impl hyper::service::Service<axum::http::Request<hyper::body::Incoming>> for End
         std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response, Self::Error>> + Send>>;
 
     fn call(&self, mut request: axum::http::Request<hyper::body::Incoming>) -> Self::Future {
-        if let Some(peer) = self.peer {
-            request.extensions_mut().insert(Peer(peer));
-        }
         if request.method() == axum::http::Method::POST
             && request.uri().path() == self.app.core.config.path
         {
-            let app = self.app.clone();
-            Box::pin(async move { Ok(post_message(State(app), request.map(Body::new)).await) })
+            // The peer goes straight to the handler: an extension would cost the request a map.
+            let (app, peer) = (self.app.clone(), self.peer);
+            Box::pin(async move { Ok(post_from(app, request.map(Body::new), peer).await) })
         } else {
+            if let Some(peer) = self.peer {
+                request.extensions_mut().insert(Peer(peer));
+            }
             Box::pin(self.rest.call(request))
         }
     }
@@ -300,11 +301,21 @@ impl hyper::service::Service<axum::http::Request<hyper::body::Incoming>> for End
 /// whole: the `HeaderMap` and `Extension` extractors would clone the headers (an allocation per
 /// value) and the caller on every request, where moving them out of the request costs nothing.
 async fn post_message(State(app): State<App>, request: axum::extract::Request) -> Response {
+    let peer = edge::peer_of(request.extensions());
+    post_from(app, request, peer).await
+}
+
+/// [`post_message`] for a request from `peer`.
+async fn post_from(
+    app: App,
+    request: axum::extract::Request,
+    peer: Option<SocketAddr>,
+) -> Response {
     let (mut parts, body) = request.into_parts();
     if let Err(refused) = CheckedHost::from_request_parts(&mut parts, &app).await {
         return refused.into_response();
     }
-    let caller = match Caller::from_request_parts(&mut parts, &app).await {
+    let caller = match Caller::of(&mut parts, &app.core, peer).await {
         Ok(caller) => caller,
         Err(refused) => return refused.into_response(),
     };

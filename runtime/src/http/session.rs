@@ -21,13 +21,14 @@ use super::quota::{CallerKey, InFlight};
 use super::respond::{json_response, Refusal};
 use crate::http::event_log::{self, parse_event_id, EventLog};
 use crate::http::sse::counted;
-use crate::server::legacy::{is_legacy_initialize, Session};
+use crate::server::legacy::{is_legacy_initialize, LegacyRequest, Session};
 use crate::transport::Limits;
 use crate::wire::{lock, Notifier};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures_util::future::{AbortHandle, Abortable};
 use serde_json::{json, Value};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
@@ -298,7 +299,6 @@ impl Sessions {
         caller: Caller,
         in_flight: Option<InFlight>,
     ) -> Response {
-        let limits = &app.config.limits;
         let entry = match self.get(session_id, &caller) {
             Ok(entry) => entry,
             Err(refused) => return refused.into_response(),
@@ -309,6 +309,20 @@ impl Sessions {
         if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
             return Refusal::Batch.into_response();
         }
+        // The common case, a request the handlers answer, is read without a JSON tree.
+        if let Some(request) = LegacyRequest::read(body) {
+            if let Some(text) = request.with_session_meta(&entry.session) {
+                let head = Head {
+                    method: request.method(),
+                    key: request.id_text().to_string(),
+                    tool: request.name(),
+                    id: &|| request.id_value(),
+                };
+                return self
+                    .request(app, entry, head, Body::Text(text), caller, in_flight)
+                    .await;
+            }
+        }
         let message = match serde_json::from_slice::<Value>(body) {
             Ok(message) => message,
             Err(e) => {
@@ -318,40 +332,55 @@ impl Sessions {
             }
         };
         let method = message.get("method").and_then(Value::as_str);
-        // A draining instance takes no new request in its sessions: the client, told the
-        // session is gone, opens one on an instance that stays. Answers and notifications still
-        // arrive, so the calls in flight finish before the instance exits.
-        if method.is_some()
-            && message.get("id").is_some()
-            && app.draining.load(std::sync::atomic::Ordering::SeqCst)
-        {
-            return Refusal::UnknownSession.into_response();
-        }
-        if method == Some(oxmcp_schema::methods::TOOLS_CALL) {
-            let tool = message
-                .pointer("/params/name")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let needed = app.server.tool_scopes(tool);
-            if !needed.is_empty() && app.authenticates() && !caller.has_scopes(needed) {
-                let id = message.get("id").cloned().unwrap_or(Value::Null);
-                return insufficient_scope(app, id, needed).into_response();
-            }
-        }
-        let request_id = match (message.get("method"), message.get("id")) {
-            (Some(_), Some(id)) => Some(id.to_string()),
-            _ => None,
-        };
         if method == Some("notifications/cancelled") {
             entry.cancel(message.pointer("/params/requestId"));
         }
-        let Some(key) = request_id else {
+        let (Some(method), Some(id)) = (method, message.get("id")) else {
             // Responses and notifications: accepted.
             if let Some(message) = message.as_object() {
                 app.server.accept_legacy(&entry.session, message);
             }
             return StatusCode::ACCEPTED.into_response();
         };
+        let (method, key, id) = (method.to_string(), id.to_string(), id.clone());
+        let tool = message
+            .pointer("/params/name")
+            .and_then(Value::as_str)
+            .map(|t| Cow::Owned(t.to_string()));
+        let head = Head {
+            method: &method,
+            key,
+            tool,
+            id: &|| id.clone(),
+        };
+        self.request(app, entry, head, Body::Message(message), caller, in_flight)
+            .await
+    }
+
+    /// Serve a request of the session `entry`: refused while draining, or without the tool's
+    /// scopes; otherwise run and answered as JSON or on a stream.
+    async fn request(
+        &self,
+        app: &Core,
+        entry: Arc<Entry>,
+        head: Head<'_>,
+        body: Body,
+        caller: Caller,
+        in_flight: Option<InFlight>,
+    ) -> Response {
+        let limits = &app.config.limits;
+        // A draining instance takes no new request in its sessions: the client, told the
+        // session is gone, opens one on an instance that stays. Answers and notifications still
+        // arrive, so the calls in flight finish before the instance exits.
+        if app.draining.load(std::sync::atomic::Ordering::SeqCst) {
+            return Refusal::UnknownSession.into_response();
+        }
+        if head.method == oxmcp_schema::methods::TOOLS_CALL {
+            let needed = app.server.tool_scopes(head.tool.as_deref().unwrap_or(""));
+            if !needed.is_empty() && app.authenticates() && !caller.has_scopes(needed) {
+                return insufficient_scope(app, (head.id)(), needed).into_response();
+            }
+        }
         let (cut_tx, cut_rx) = watch::channel(0u32);
         let (out, rx) = Notifier::channel(limits.queue);
         let out = out.with_cut(cut_tx);
@@ -359,20 +388,25 @@ impl Sessions {
         let principal = caller.principal;
         // The call runs in this request's task until it sends something: a call answered at once
         // costs no task of its own. It is known by its id while it runs, for
-        // `notifications/cancelled` (the lock is held until it is registered, so a call that
-        // ends at once cannot leave its handle behind).
+        // `notifications/cancelled`.
         let (abort, registration) = AbortHandle::new_pair();
-        let call = {
-            let mut calls = lock(&entry.calls);
-            let deregister = Deregister(entry.clone(), key.clone());
-            calls.insert(key, abort);
-            async move {
-                let _deregister = deregister;
-                // The call counts against its caller for as long as it runs.
-                let _in_flight = in_flight;
-                server
-                    .handle_legacy(&session, message, principal.as_ref(), out)
-                    .await
+        lock(&entry.calls).insert(head.key.clone(), abort);
+        let deregister = Deregister(entry.clone(), head.key);
+        let call = async move {
+            let _deregister = deregister;
+            // The call counts against its caller for as long as it runs.
+            let _in_flight = in_flight;
+            match body {
+                Body::Text(text) => {
+                    server
+                        .serve_legacy(&session, &text, principal.as_ref(), out)
+                        .await
+                }
+                Body::Message(message) => {
+                    server
+                        .handle_legacy(&session, message, principal.as_ref(), out)
+                        .await
+                }
             }
         };
         let call: Call = Abortable::new(Box::pin(call), registration);
@@ -523,6 +557,24 @@ impl Entry {
         streams.logs.insert(log.id(), log.clone());
         log
     }
+}
+
+/// What the session's request handling needs to know of a request before it runs.
+struct Head<'a> {
+    method: &'a str,
+    /// The id as JSON text: the key the call is known by while it runs.
+    key: String,
+    /// `params.name`, for a `tools/call`'s scopes.
+    tool: Option<Cow<'a, str>>,
+    /// The id as a JSON value, for a refusal.
+    id: &'a (dyn Fn() -> Value + Sync),
+}
+
+/// A request as it is handed to the server: its text with the session's `_meta` in it, or the
+/// parsed message (the slower path, which handles every shape).
+enum Body {
+    Text(Vec<u8>),
+    Message(Value),
 }
 
 /// A session's call as its response drives it: its reply, unless it was cancelled.

@@ -19,6 +19,11 @@ use std::time::Duration;
 
 pub use super::LEGACY_VERSIONS;
 
+#[cfg(feature = "http")]
+mod read;
+#[cfg(feature = "http")]
+pub(crate) use read::LegacyRequest;
+
 /// One legacy connection (a stdio process) or HTTP session: what `initialize` fixed, and what
 /// the client set since.
 #[derive(Debug)]
@@ -35,6 +40,10 @@ pub(crate) struct Session {
     subscriptions: Mutex<BTreeSet<String>>,
     /// The session's requests to the client awaiting a response.
     pub(crate) outbound: Arc<Outbound>,
+    /// The `_meta` members every request of the session carries (its version, capabilities and
+    /// client), written once as JSON object members.
+    #[cfg(feature = "http")]
+    meta_members: String,
 }
 
 impl Session {
@@ -106,6 +115,26 @@ fn legacy_result(mut result: Value) -> Value {
     result
 }
 
+/// The members of every legacy `initialize` result after its version: the capabilities (the
+/// catalog may change while a session lasts, so every kind is declared), the server's
+/// `serverInfo` and its instructions, as JSON object members.
+pub(crate) fn hello_members(
+    info: &oxmcp_schema::Implementation,
+    instructions: Option<&str>,
+) -> String {
+    let mut text = String::from(concat!(
+        r#""capabilities":{"tools":{"listChanged":true},"prompts":{"listChanged":true},"#,
+        r#""resources":{"subscribe":true,"listChanged":true},"logging":{},"completions":{}},"#,
+        r#""serverInfo":"#
+    ));
+    text.push_str(&serde_json::to_string(info).unwrap_or_else(|_| "{}".into()));
+    if let Some(instructions) = instructions {
+        text.push_str(r#","instructions":"#);
+        text.push_str(&json!(instructions).to_string());
+    }
+    text
+}
+
 /// The version a legacy client asked for if it is served, else the newest legacy version.
 fn negotiate(requested: Option<&str>) -> &'static str {
     LEGACY_VERSIONS
@@ -173,34 +202,32 @@ impl Server {
             ));
             return (error_text(Some(id), error), None);
         }
+        #[cfg(feature = "http")]
+        let meta_members = format!(
+            "{}:{},{}:{},{}:{}",
+            json!(crate::wire::META_VERSION),
+            json!(version),
+            json!(crate::wire::META_CAPS),
+            capabilities,
+            json!(crate::wire::META_CLIENT_INFO),
+            client_info
+        );
         let session = Session {
             version: version.to_string(),
+            #[cfg(feature = "http")]
+            meta_members,
             capabilities,
             client_info,
             log_level: Mutex::new(None),
             subscriptions: Mutex::default(),
             outbound: Arc::new(Outbound::new(ask_timeout)),
         };
-        // The catalog may change while the session lasts, so every kind is declared.
-        let mut capabilities = Map::new();
-        capabilities.insert("tools".into(), json!({"listChanged": true}));
-        capabilities.insert("prompts".into(), json!({"listChanged": true}));
-        capabilities.insert(
-            "resources".into(),
-            json!({"subscribe": true, "listChanged": true}),
+        let reply = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"protocolVersion":"{version}",{}}}}}"#,
+            self.legacy_hello
         );
-        capabilities.insert("logging".into(), json!({}));
-        capabilities.insert("completions".into(), json!({}));
-        let mut result = json!({
-            "protocolVersion": version,
-            "capabilities": capabilities,
-            "serverInfo": self.info,
-        });
-        if let Some(text) = &self.instructions {
-            result["instructions"] = json!(text);
-        }
         tracing::info!(version, "legacy session opened");
-        (result_text(id, result), Some(Arc::new(session)))
+        (reply, Some(Arc::new(session)))
     }
 
     /// Take a message of a legacy session that is not a request (a response to one of the
@@ -330,7 +357,19 @@ impl Server {
             Ok(t) => t,
             Err(e) => return Some(error_text(Some(&id), Error::internal(e.to_string()))),
         };
-        let incoming = Incoming::parse(&text, &[session.version.as_str()]);
+        self.serve_legacy(session, &text, principal, out).await
+    }
+
+    /// Serve a request of a legacy session that a handler answers, `text` being the request
+    /// with the session's `_meta` in it: the reply text, shaped for the session's version.
+    pub(crate) async fn serve_legacy(
+        &self,
+        session: &Session,
+        text: &[u8],
+        principal: Option<&Principal>,
+        out: Notifier,
+    ) -> Option<String> {
+        let incoming = Incoming::parse(text, &[session.version.as_str()]);
         let live = Live {
             outbound: session.outbound.clone(),
             out: out.clone(),

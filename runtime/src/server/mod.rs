@@ -58,6 +58,10 @@ pub struct Server {
     // Read by the legacy sessions of the transports that serve.
     #[cfg_attr(not(any(feature = "http", feature = "stdio")), allow(dead_code))]
     legacy: bool,
+    /// What every legacy `initialize` result says after its version (capabilities, server info,
+    /// instructions), written once as JSON object members.
+    #[cfg_attr(not(any(feature = "http", feature = "stdio")), allow(dead_code))]
+    legacy_hello: String,
     /// The tasks extension: where tasks are kept and the runs this process drives.
     tasks: Arc<tasks::TaskEngine>,
     /// Prometheus metrics, when turned on.
@@ -421,8 +425,11 @@ impl ServerBuilder {
         .with_budget(self.task_budget, self.tasks_per_principal);
         #[cfg(feature = "metrics")]
         let engine = engine.with_metrics(metrics.clone());
+        let info = Implementation::new(self.name, self.version);
+        let legacy_hello = legacy::hello_members(&info, self.instructions.as_deref());
         Ok(Server {
-            info: Implementation::new(self.name, self.version),
+            info,
+            legacy_hello,
             instructions: self.instructions,
             catalog: Arc::new(catalog::Shared::new(
                 registry,

@@ -39,9 +39,15 @@ pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 /// A fresh id that cannot be guessed: 128 random bits as 32 lowercase hex digits (sessions,
 /// tasks, DPoP proofs); `None` when the system has no randomness to give.
 pub(crate) fn random_id() -> Option<String> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut bytes = [0u8; 16];
     getrandom::getrandom(&mut bytes).ok()?;
-    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    let mut id = String::with_capacity(32);
+    for b in bytes {
+        id.push(char::from(HEX[usize::from(b >> 4)]));
+        id.push(char::from(HEX[usize::from(b & 15)]));
+    }
+    Some(id)
 }
 
 /// Lock `m`, taking over a lock whose holder panicked: every mutex here guards bookkeeping that
@@ -138,5 +144,20 @@ mod values_tests {
         let many = format!("[{}0]", "0,".repeat(1000));
         assert!(json_values_over(many.as_bytes(), 500));
         assert!(!json_values_over(many.as_bytes(), 2000));
+    }
+}
+
+#[cfg(test)]
+mod id_tests {
+    #[test]
+    fn a_random_id_is_32_lowercase_hex_digits_and_new_each_time() {
+        let a = super::random_id().unwrap();
+        let b = super::random_id().unwrap();
+        assert_eq!(a.len(), 32);
+        assert!(
+            a.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')),
+            "{a}"
+        );
+        assert_ne!(a, b);
     }
 }

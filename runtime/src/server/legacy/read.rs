@@ -1,0 +1,293 @@
+//! Reading a 2025 session's request without building a JSON tree ([`LegacyRequest`]), for the
+//! HTTP transport's common case: a request the handlers answer, given the session's `_meta` by
+//! writing its members into the request's text.
+
+use super::Session;
+use crate::wire::lock;
+use indexmap::IndexMap;
+use serde_json::json;
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::borrow::Cow;
+
+/// The methods a legacy session answers itself rather than through the handlers.
+const SESSION_METHODS: [&str; 7] = [
+    "ping",
+    "initialize",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "subscriptions/listen",
+    "server/discover",
+];
+
+/// JSON object members as read without building a tree: each name (which had no escapes, so it
+/// is written back as it came) and its value's JSON text, in order, a repeated name keeping its
+/// first place and its last value (as a parsed object would).
+type Members<'a> = IndexMap<&'a str, &'a RawValue>;
+
+/// A request of a legacy session that the handlers answer, read from its bytes without building
+/// a JSON tree: the common case of a session's traffic. What it cannot take (a response, a
+/// notification, a method the session answers itself, a name written with escapes, params that
+/// are not an object) is read as a `serde_json::Value` instead, which gives each case its exact
+/// answer.
+pub(crate) struct LegacyRequest<'a> {
+    members: Members<'a>,
+    params: Members<'a>,
+    method: &'a str,
+    id: &'a RawValue,
+}
+
+impl<'a> LegacyRequest<'a> {
+    /// Read `bytes` as a request the handlers answer, if it is one this way can take.
+    pub(crate) fn read(bytes: &'a [u8]) -> Option<Self> {
+        let members: Members<'a> = serde_json::from_slice(bytes).ok()?;
+        let method: &'a str = serde_json::from_str(members.get("method")?.get()).ok()?;
+        let id = *members.get("id")?;
+        if SESSION_METHODS.contains(&method) || !plain_id(id.get()) {
+            return None;
+        }
+        let params = match members.get("params") {
+            Some(params) => serde_json::from_str(params.get()).ok()?,
+            None => Members::default(),
+        };
+        Some(LegacyRequest {
+            members,
+            params,
+            method,
+            id,
+        })
+    }
+
+    /// The method.
+    pub(crate) fn method(&self) -> &'a str {
+        self.method
+    }
+
+    /// The id, as the JSON text it was sent as (the key the session's calls are known by).
+    pub(crate) fn id_text(&self) -> &'a str {
+        self.id.get()
+    }
+
+    /// The id, as a JSON value (for an error reply).
+    pub(crate) fn id_value(&self) -> Value {
+        serde_json::from_str(self.id.get()).unwrap_or(Value::Null)
+    }
+
+    /// `params.name`, when it is a string.
+    pub(crate) fn name(&self) -> Option<Cow<'a, str>> {
+        let raw = self.params.get("name")?.get();
+        serde_json::from_str::<&'a str>(raw)
+            .map(Cow::Borrowed)
+            .or_else(|_| serde_json::from_str::<String>(raw).map(Cow::Owned))
+            .ok()
+    }
+
+    /// The request as a modern request of `session` would carry it: the session's `_meta`
+    /// members put into `params._meta` (replacing any the client sent under the same names);
+    /// none when its `_meta` is not an object this way can read.
+    pub(crate) fn with_session_meta(&self, session: &Session) -> Option<Vec<u8>> {
+        let client_meta: Members<'_> = match self.params.get("_meta") {
+            Some(meta) => serde_json::from_str(meta.get()).ok()?,
+            None => Members::default(),
+        };
+        let level = lock(&session.log_level).clone();
+        let mut out = Vec::with_capacity(
+            self.members
+                .values()
+                .map(|v| v.get().len() + 24)
+                .sum::<usize>()
+                + session.meta_members.len()
+                + 96,
+        );
+        let member = |out: &mut Vec<u8>, first: &mut bool, name: &str, value: &str| {
+            if !std::mem::take(first) {
+                out.push(b',');
+            }
+            out.push(b'"');
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(b"\":");
+            out.extend_from_slice(value.as_bytes());
+        };
+        out.push(b'{');
+        let mut first = true;
+        for (name, value) in &self.members {
+            if *name != "params" {
+                member(&mut out, &mut first, name, value.get());
+            }
+        }
+        if !std::mem::take(&mut first) {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"\"params\":{");
+        let mut first_param = true;
+        for (name, value) in &self.params {
+            if *name != "_meta" {
+                member(&mut out, &mut first_param, name, value.get());
+            }
+        }
+        if !first_param {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"\"_meta\":{");
+        let ours = [
+            crate::wire::META_VERSION,
+            crate::wire::META_CAPS,
+            crate::wire::META_CLIENT_INFO,
+            crate::wire::META_LOG_LEVEL,
+        ];
+        let mut first_meta = true;
+        for (name, value) in &client_meta {
+            let replaced =
+                ours.contains(name) && (*name != crate::wire::META_LOG_LEVEL || level.is_some());
+            if !replaced {
+                member(&mut out, &mut first_meta, name, value.get());
+            }
+        }
+        if !first_meta {
+            out.push(b',');
+        }
+        out.extend_from_slice(session.meta_members.as_bytes());
+        if let Some(level) = level {
+            out.push(b',');
+            out.extend_from_slice(json!(crate::wire::META_LOG_LEVEL).to_string().as_bytes());
+            out.push(b':');
+            out.extend_from_slice(level.to_string().as_bytes());
+        }
+        out.extend_from_slice(b"}}}");
+        Some(out)
+    }
+}
+
+/// Whether an id's JSON text is an integer or a string without escapes: written as the client
+/// wrote it, it is then the same text a parsed id is written as (the key the session's calls
+/// are known by, and `notifications/cancelled` names them by).
+fn plain_id(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let integer = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+    let string = text.len() >= 2 && text.starts_with('"') && !text.contains('\\');
+    integer || string
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resume::live::Outbound;
+    use crate::wire::Incoming;
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    fn session(level: Option<&str>) -> Session {
+        let capabilities = json!({"elicitation": {}});
+        let client_info = json!({"name": "c", "version": "1"});
+        Session {
+            version: "2025-11-25".into(),
+            meta_members: format!(
+                "{}:{},{}:{},{}:{}",
+                json!(crate::wire::META_VERSION),
+                json!("2025-11-25"),
+                json!(crate::wire::META_CAPS),
+                capabilities,
+                json!(crate::wire::META_CLIENT_INFO),
+                client_info
+            ),
+            capabilities,
+            client_info,
+            log_level: Mutex::new(level.map(|l| json!(l))),
+            subscriptions: Mutex::default(),
+            outbound: Arc::new(Outbound::new(Duration::from_secs(1))),
+        }
+    }
+
+    fn rewritten(text: &str, session: &Session) -> Value {
+        let request = LegacyRequest::read(text.as_bytes()).expect("read");
+        let out = request.with_session_meta(session).expect("rewritten");
+        serde_json::from_slice(&out).expect("the rewritten request is JSON")
+    }
+
+    #[test]
+    fn the_session_meta_is_written_into_the_request() {
+        let s = session(None);
+        let text = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{"a":[1,{"b":"x"}]},"_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let v = rewritten(text, &s);
+        assert_eq!(v["id"], 3);
+        assert_eq!(v["method"], "tools/call");
+        assert_eq!(v["params"]["name"], "t");
+        assert_eq!(v["params"]["arguments"], json!({"a": [1, {"b": "x"}]}));
+        let meta = &v["params"]["_meta"];
+        assert_eq!(meta["progressToken"], "p");
+        // The session's version replaces the one the client wrote.
+        assert_eq!(meta[crate::wire::META_VERSION], "2025-11-25");
+        assert_eq!(meta[crate::wire::META_CAPS], json!({"elicitation": {}}));
+        assert_eq!(
+            meta[crate::wire::META_CLIENT_INFO],
+            json!({"name": "c", "version": "1"})
+        );
+        assert!(meta.get(crate::wire::META_LOG_LEVEL).is_none());
+        // What the handlers are given is a request of the session's version.
+        let out = LegacyRequest::read(text.as_bytes())
+            .unwrap()
+            .with_session_meta(&s)
+            .unwrap();
+        assert!(matches!(
+            Incoming::parse(&out, &["2025-11-25"]),
+            Incoming::Request(_)
+        ));
+    }
+
+    #[test]
+    fn params_are_made_when_absent_and_a_repeated_name_keeps_its_last_value() {
+        let s = session(Some("info"));
+        let v = rewritten(r#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#, &s);
+        assert_eq!(v["params"]["_meta"][crate::wire::META_LOG_LEVEL], "info");
+        let v = rewritten(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b","_meta":{"io.modelcontextprotocol/logLevel":"debug"}}}"#,
+            &s,
+        );
+        assert_eq!(v["params"]["name"], "b");
+        // The level the session set wins over the client's.
+        assert_eq!(v["params"]["_meta"][crate::wire::META_LOG_LEVEL], "info");
+        let quiet = session(None);
+        let v = rewritten(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/logLevel":"debug"}}}"#,
+            &quiet,
+        );
+        assert_eq!(v["params"]["_meta"][crate::wire::META_LOG_LEVEL], "debug");
+    }
+
+    #[test]
+    fn what_this_way_cannot_take_is_left_to_the_parsed_path() {
+        for text in [
+            // Not requests the handlers answer.
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            // Ids a parsed id is written differently from, or no id at all.
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":"a\u0041","method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"tools/list"}"#,
+            // A name written with escapes, params that are not an object.
+            r#"{"jsonrpc":"2.0","id":1,"me\u0074hod":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[1]}"#,
+            // Not JSON, or not an object.
+            r#"{"jsonrpc":"2.0","id":1,"#,
+            r#"[1]"#,
+        ] {
+            assert!(LegacyRequest::read(text.as_bytes()).is_none(), "{text}");
+        }
+        // A `_meta` that is not an object: the parsed path gives the error.
+        let text = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":3}}"#;
+        let request = LegacyRequest::read(text.as_bytes()).unwrap();
+        assert!(request.with_session_meta(&session(None)).is_none());
+    }
+
+    #[test]
+    fn plain_ids_are_integers_and_strings_without_escapes() {
+        for ok in ["0", "-12", "\"abc\"", "\"\""] {
+            assert!(plain_id(ok), "{ok}");
+        }
+        for not in ["1.0", "1e3", "-", "\"a\\\"b\"", "null", "true", "{}"] {
+            assert!(!plain_id(not), "{not}");
+        }
+    }
+}
