@@ -446,3 +446,60 @@ async fn a_stdio_client_that_stops_reading_loses_notifications_but_no_reply() {
         "{delivered} of {sent} notifications were buffered for a client that was not reading"
     );
 }
+
+/// A chunked POST of `body` cut into `pieces` chunks, each written on its own after a pause.
+async fn post_chunked(tcp: &mut TcpStream, body: &str, pieces: usize, method: &str) {
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: {method}\r\nTransfer-Encoding: chunked\r\n\r\n"
+    );
+    tcp.write_all(head.as_bytes()).await.unwrap();
+    let size = body.len().div_ceil(pieces);
+    for piece in body.as_bytes().chunks(size) {
+        let chunk = [format!("{:x}\r\n", piece.len()).as_bytes(), piece, b"\r\n"].concat();
+        // The server may refuse (and close) before the last piece.
+        if tcp.write_all(&chunk).await.is_err() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let _ = tcp.write_all(b"0\r\n\r\n").await;
+}
+
+#[tokio::test]
+async fn a_chunked_body_is_read_whole_and_one_over_the_limit_is_refused() {
+    let server = Arc::new(
+        mcp_tests::conformance::server(Server::builder())
+            .build()
+            .unwrap(),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let config = HttpConfig {
+        max_body: 2048,
+        ..HttpConfig::default()
+    };
+    tokio::spawn(serve_listener(
+        server,
+        listener,
+        config,
+        std::future::pending(),
+    ));
+    // Three pieces, each arriving on its own: read as one body.
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                      "params": {"_meta": meta()}});
+    let mut tcp = TcpStream::connect(addr).await.unwrap();
+    post_chunked(&mut tcp, &list.to_string(), 3, "tools/list").await;
+    let (status, body) = read_response(&mut tcp).await;
+    assert!(status.contains("200"), "{status} {body}");
+    let reply: Value = serde_json::from_str(&body).unwrap();
+    assert!(reply["result"]["tools"].is_array(), "{reply}");
+    // Over the limit only once the pieces are added up: 413.
+    let padded = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list",
+                        "params": {"_meta": meta(), "cursor": "x".repeat(3000)}});
+    let mut tcp = TcpStream::connect(addr).await.unwrap();
+    post_chunked(&mut tcp, &padded.to_string(), 4, "tools/list").await;
+    let (status, body) = read_response(&mut tcp).await;
+    assert!(status.contains("413"), "{status} {body}");
+}

@@ -8,7 +8,7 @@ use super::config::{Core, HttpConfig};
 use super::quota::{CallerKey, InFlight};
 use super::respond::Refusal;
 use crate::handler::Principal;
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::{FromRef, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap};
@@ -269,11 +269,14 @@ impl<'a> Route<'a> {
 /// The request body, within the size limit, the JSON value limit and the body timeout; or the
 /// refusal (413, 408, 400). A declared length over the limit is refused before any of the body
 /// is read (and before `100 Continue` is sent); a slow body is cut off.
-pub(crate) async fn read_body(
+pub(crate) async fn read_body<B>(
     config: &HttpConfig,
     headers: &HeaderMap,
-    body: Body,
-) -> Result<Bytes, Refusal> {
+    body: B,
+) -> Result<Bytes, Refusal>
+where
+    B: axum::body::HttpBody<Data = Bytes>,
+{
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -281,19 +284,38 @@ pub(crate) async fn read_body(
     if declared.is_some_and(|n| n > config.max_body as u64) {
         return Err(Refusal::TooLarge(config.max_body));
     }
-    let read = axum::body::to_bytes(body, config.max_body);
-    let bytes = match tokio::time::timeout(config.limits.body_timeout, read).await {
-        Ok(Ok(bytes)) => bytes,
-        Ok(Err(e)) => {
-            // Over the limit as it arrived (a chunked body), or the peer went away.
-            let over = std::error::Error::source(&e)
-                .is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
-            return Err(if over {
-                Refusal::TooLarge(config.max_body)
-            } else {
-                Refusal::BodyUnreadable
-            });
+    let max = config.max_body;
+    // A body that comes in one piece (the usual case) is kept as it came; one in several is
+    // gathered into one buffer.
+    let read = async {
+        use http_body_util::BodyExt;
+        let mut body = std::pin::pin!(body);
+        let (mut first, mut gathered): (Option<Bytes>, Option<Vec<u8>>) = (None, None);
+        let mut len = 0usize;
+        while let Some(frame) = body.as_mut().frame().await {
+            let Ok(data) = frame.map_err(|_| Refusal::BodyUnreadable)?.into_data() else {
+                continue;
+            };
+            len += data.len();
+            if len > max {
+                // Over the limit as it arrived (a chunked body).
+                return Err(Refusal::TooLarge(max));
+            }
+            match (&mut gathered, first.take()) {
+                (Some(all), _) => all.extend_from_slice(&data),
+                (None, None) => first = Some(data),
+                (None, Some(earlier)) => {
+                    let mut all = Vec::with_capacity(earlier.len() + data.len());
+                    all.extend_from_slice(&earlier);
+                    all.extend_from_slice(&data);
+                    gathered = Some(all);
+                }
+            }
         }
+        Ok(gathered.map(Bytes::from).or(first).unwrap_or_default())
+    };
+    let bytes = match tokio::time::timeout(config.limits.body_timeout, read).await {
+        Ok(read) => read?,
         Err(_) => return Err(Refusal::BodyTooSlow),
     };
     let limit = config.limits.max_json_values;

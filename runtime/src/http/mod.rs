@@ -25,7 +25,6 @@ pub(crate) mod sse;
 pub use config::{HealthPaths, HttpConfig};
 
 use crate::server::Server;
-use axum::body::Body;
 use axum::extract::FromRef;
 use axum::extract::{FromRequestParts, State};
 use axum::http::HeaderMap;
@@ -287,7 +286,7 @@ impl hyper::service::Service<axum::http::Request<hyper::body::Incoming>> for End
         {
             // The peer goes straight to the handler: an extension would cost the request a map.
             let (app, peer) = (self.app.clone(), self.peer);
-            Box::pin(async move { Ok(post_from(app, request.map(Body::new), peer).await) })
+            Box::pin(async move { Ok(post_from(app, request, peer).await) })
         } else {
             if let Some(peer) = self.peer {
                 request.extensions_mut().insert(Peer(peer));
@@ -305,12 +304,16 @@ async fn post_message(State(app): State<App>, request: axum::extract::Request) -
     post_from(app, request, peer).await
 }
 
-/// [`post_message`] for a request from `peer`.
-async fn post_from(
+/// [`post_message`] for a request from `peer`, whatever its body type (hyper's own, when the
+/// server calls it directly: boxing it as axum's would cost an allocation).
+async fn post_from<B>(
     app: App,
-    request: axum::extract::Request,
+    request: axum::http::Request<B>,
     peer: Option<SocketAddr>,
-) -> Response {
+) -> Response
+where
+    B: axum::body::HttpBody<Data = axum::body::Bytes>,
+{
     let (mut parts, body) = request.into_parts();
     if let Err(refused) = CheckedHost::from_request_parts(&mut parts, &app).await {
         return refused.into_response();

@@ -337,7 +337,7 @@ impl Sessions {
         }
         let (Some(method), Some(id)) = (method, message.get("id")) else {
             // Responses and notifications: accepted.
-            if let Some(message) = message.as_object() {
+            if let Value::Object(message) = message {
                 app.server.accept_legacy(&entry.session, message);
             }
             return StatusCode::ACCEPTED.into_response();

@@ -233,20 +233,22 @@ impl Server {
     /// Take a message of a legacy session that is not a request (a response to one of the
     /// session's requests, handed to the ask that waits for it; a notification, which needs
     /// nothing): nothing is answered.
-    pub(crate) fn accept_legacy(&self, session: &Session, message: &Map<String, Value>) {
+    pub(crate) fn accept_legacy(&self, session: &Session, mut message: Map<String, Value>) {
         if message.contains_key("method") {
             return;
         }
-        let Some(id) = message.get("id") else { return };
-        let outcome = match (message.get("result"), message.get("error")) {
-            (Some(result), None) => Ok(result.clone()),
-            (None, Some(error)) => Err(crate::wire::from_value_text::<Error>(error)
+        let Some(id) = message.get("id").map(Value::to_string) else {
+            return;
+        };
+        let outcome = match (message.remove("result"), message.remove("error")) {
+            (Some(result), None) => Ok(result),
+            (None, Some(error)) => Err(crate::wire::from_value_text::<Error>(&error)
                 .unwrap_or_else(|_| Error::internal("the client answered with an error"))),
             _ => Err(Error::invalid_request(
                 "a response needs a result or an error",
             )),
         };
-        if !session.outbound.resolve(&id.to_string(), outcome) {
+        if !session.outbound.resolve(&id, outcome) {
             tracing::debug!(%id, "a response to no waiting request; ignored");
         }
     }
@@ -274,7 +276,7 @@ impl Server {
             .and_then(Value::as_str)
             .map(str::to_string)
         else {
-            self.accept_legacy(session, object);
+            self.accept_legacy(session, std::mem::take(object));
             return None;
         };
         let Some(id) = id else {
