@@ -281,12 +281,16 @@ impl hyper::service::Service<axum::http::Request<hyper::body::Incoming>> for End
         std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response, Self::Error>> + Send>>;
 
     fn call(&self, mut request: axum::http::Request<hyper::body::Incoming>) -> Self::Future {
-        if request.method() == axum::http::Method::POST
-            && request.uri().path() == self.app.core.config.path
-        {
+        let method = request.method();
+        let mcp = request.uri().path() == self.app.core.config.path;
+        if mcp && method == axum::http::Method::POST {
             // The peer goes straight to the handler: an extension would cost the request a map.
             let (app, peer) = (self.app.clone(), self.peer);
             Box::pin(async move { Ok(post_from(app, request, peer).await) })
+        } else if mcp && (method == axum::http::Method::GET || method == axum::http::Method::DELETE)
+        {
+            let (app, peer) = (self.app.clone(), self.peer);
+            Box::pin(async move { Ok(session_request(app, request, peer).await) })
         } else {
             if let Some(peer) = self.peer {
                 request.extensions_mut().insert(Peer(peer));
@@ -355,6 +359,28 @@ async fn readiness(State(app): State<App>) -> Response {
     match app.core.server.readiness().await {
         Ok(()) => (axum::http::StatusCode::OK, "ready").into_response(),
         Err(why) => (axum::http::StatusCode::SERVICE_UNAVAILABLE, why).into_response(),
+    }
+}
+
+/// GET (the standalone stream) or DELETE (the end) of a 2025-era session from `peer`, as
+/// [`get_stream`] and [`end_session`] answer them, without the router's extractors.
+async fn session_request<B>(
+    app: App,
+    request: axum::http::Request<B>,
+    peer: Option<SocketAddr>,
+) -> Response {
+    let (mut parts, _) = request.into_parts();
+    if let Err(refused) = CheckedHost::from_request_parts(&mut parts, &app).await {
+        return refused.into_response();
+    }
+    let caller = match Caller::of(&mut parts, &app.core, peer).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused.into_response(),
+    };
+    if parts.method == axum::http::Method::DELETE {
+        app.sessions.delete(&parts.headers, &caller)
+    } else {
+        app.sessions.get_stream(&app.core, &parts.headers, &caller)
     }
 }
 
