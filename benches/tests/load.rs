@@ -16,6 +16,8 @@ mod rmcp_legacy;
 mod rmcp_peer;
 #[path = "../examples/load/rmsdk_peer.rs"]
 mod rmsdk_peer;
+#[path = "../examples/load/task_flow.rs"]
+mod task_flow;
 
 use generator::Flow;
 use serde_json::{json, Value};
@@ -227,5 +229,25 @@ async fn the_legacy_flows_complete_on_both_servers() {
         let ended = legacy_flow::plain(&conns, &mut pair, &session, 20).await;
         assert!(ended.is_err(), "{which}: a call in an ended session");
         pair.give(&conns);
+    }
+}
+
+/// Both task flows complete with the expected text on this project's server and rmcp's: the
+/// quick task in two requests once it has settled, the one that asks through `tasks/update`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_task_flows_complete_on_both_servers() {
+    for which in ["ours", "rmcp"] {
+        let url = spawn(which).await;
+        let conns = generator::Conns::new(&url).unwrap();
+        let mut conn = conns.take().await.unwrap();
+        let mut id = 0;
+        for task in [task_flow::Task::Quick, task_flow::Task::Greet] {
+            let requests = task_flow::run(&conns, &mut conn, task, &mut id)
+                .await
+                .unwrap_or_else(|e| panic!("{which}: {task:?}: {e}"));
+            // Created, (input asked and answered,) completed: polls only add to that.
+            let least = if task == task_flow::Task::Quick { 2 } else { 4 };
+            assert!(requests >= least, "{which}: {task:?}: {requests}");
+        }
     }
 }

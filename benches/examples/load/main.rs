@@ -29,6 +29,7 @@ mod ours;
 mod rmcp_legacy;
 mod rmcp_peer;
 mod rmsdk_peer;
+mod task_flow;
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -245,7 +246,7 @@ fn main() -> std::process::ExitCode {
     let mode = args
         .first()
         .map(String::as_str)
-        .filter(|m| ["legacy", "probe", "one-cpu", "halting", "metrics"].contains(m));
+        .filter(|m| ["legacy", "tasks", "probe", "one-cpu", "halting", "metrics"].contains(m));
     let (probe, halting) = (mode == Some("probe"), mode == Some("halting"));
     let mut poll_idle = false;
     let mut seconds = 0.125f64;
@@ -278,7 +279,7 @@ fn main() -> std::process::ExitCode {
             ("--concurrency", Some(v)) if probe && v >= 1.0 => concurrency = v as usize,
             _ => {
                 eprintln!(
-                    "usage: load [legacy [--flow plain|session]|one-cpu|halting] [--seconds S] [--reps N] [--generator-threads T] [--poll-idle] | load probe [--server NAME] [--flow plain|elicitation|multi] [--concurrency C] [--seconds S] [--reps N] [--generator-threads T] [--poll-idle] | load serve {}|rmcp-legacy\n(--poll-idle: idle CPUs poll instead of halting while it runs; not with halting)",
+                    "usage: load [legacy [--flow plain|session]|tasks|one-cpu|halting] [--seconds S] [--reps N] [--generator-threads T] [--poll-idle] | load probe [--server NAME] [--flow plain|elicitation|multi] [--concurrency C] [--seconds S] [--reps N] [--generator-threads T] [--poll-idle] | load serve {}|rmcp-legacy\n(--poll-idle: idle CPUs poll instead of halting while it runs; not with halting)",
                     SERVERS.join("|")
                 );
                 return std::process::ExitCode::from(2);
@@ -321,6 +322,7 @@ fn main() -> std::process::ExitCode {
             runtime.block_on(run_probe(&server, flow, concurrency, d, reps))
         }
         Some("legacy") => runtime.block_on(run_legacy(&flow, d, reps)),
+        Some("tasks") => runtime.block_on(run_tasks(d, reps)),
         Some("one-cpu") => runtime.block_on(run_c1(C1::OneCpu, d, reps)),
         Some("halting") => runtime.block_on(run_c1(C1::Halting, d, reps)),
         Some("metrics") => runtime.block_on(run_metrics(d, reps)),
@@ -901,6 +903,118 @@ async fn run_legacy(only: &str, d: Duration, reps: usize) -> Result<(), String> 
         "\nServer RSS (KiB) after warm-up and at the end: ours {} and {}, rmcp {} and {}.",
         rss_start[0], rss_end[0], rss_start[1], rss_end[1]
     );
+    for m in results.iter().flatten().flatten() {
+        if let Some(e) = &m.first_error {
+            eprintln!("first error: {e}");
+        }
+    }
+    Ok(())
+}
+
+/// A task flow from `concurrency` workers against `t` for `d`, after an untimed run of the same
+/// flow, each worker on a connection of its own.
+async fn measure_task(
+    t: &Target,
+    task: task_flow::Task,
+    conc: usize,
+    d: Duration,
+    into: &mut Merged,
+) -> Result<(), String> {
+    use std::sync::Arc;
+    use tokio::sync::Mutex;
+    let conns = t.conns.clone();
+    let mut slots = Vec::with_capacity(conc);
+    for _ in 0..conc {
+        slots.push(Mutex::new(conns.take().await?));
+    }
+    let slots = Arc::new(slots);
+    let start = {
+        let (conns, slots) = (conns.clone(), slots.clone());
+        move |worker: usize, base: u64| -> generator::FlowFuture {
+            let (conns, slots) = (conns.clone(), slots.clone());
+            Box::pin(async move {
+                let mut conn = slots[worker].lock().await;
+                let mut id = base;
+                task_flow::run(&conns, &mut conn, task, &mut id).await
+            })
+        }
+    };
+    let warm = generator::run_closed(conc, SLICE_WARM_UP, start.clone()).await;
+    into.warm_up_flows += warm.flows;
+    let before = t.cpu_us();
+    let o = generator::run_closed(conc, d, start).await;
+    into.add(o, t.cpu_us().saturating_sub(before));
+    let slots = Arc::try_unwrap(slots).map_err(|_| "a worker still holds its connection")?;
+    for slot in slots {
+        conns.give(slot.into_inner());
+    }
+    Ok(())
+}
+
+/// This project's bench server (tasks in memory) and rmcp's server (its `TaskManager`): the task
+/// flows at concurrency 1, 8 and 32, `reps` runs of `d` each, taking turns.
+async fn run_tasks(d: Duration, reps: usize) -> Result<(), String> {
+    use task_flow::Task;
+    let targets = [Target::start("ours").await?, Target::start("rmcp").await?];
+    let flows = [Task::Quick, Task::Greet];
+    for t in &targets {
+        for flow in flows {
+            let mut warm = Merged::default();
+            measure_task(t, flow, 32, Duration::from_millis(300), &mut warm).await?;
+            if warm.flows == 0 || warm.errors > 0 {
+                return Err(format!(
+                    "{} server failed the {} warm-up: {}",
+                    t.name,
+                    flow.label(),
+                    warm.first_error.unwrap_or_default()
+                ));
+            }
+        }
+    }
+    let concurrency = [1usize, 8, 32];
+    let mut results: Vec<Vec<[Merged; 2]>> = flows
+        .iter()
+        .map(|_| concurrency.iter().map(|_| Default::default()).collect())
+        .collect();
+    for rep in 0..reps {
+        for (f, flow) in flows.iter().enumerate() {
+            for (i, conc) in concurrency.iter().enumerate() {
+                for s in [rep % 2, (rep + 1) % 2] {
+                    measure_task(&targets[s], *flow, *conc, d, &mut results[f][i][s]).await?;
+                }
+            }
+        }
+    }
+    println!("#### Tasks over streamable HTTP (2026-07-28, the tasks extension): this project's bench server, tasks in memory, against rmcp 3.11's `TaskManager` (flows/s: median of {reps} runs of {:.3} s; p50 / p99 of a whole flow over all runs; requests = HTTP requests per flow, polls included; CPU = server user+system time per flow, summed over all runs)\n", d.as_secs_f64());
+    println!("A flow is a `tools/call` answered with a task, then `tasks/get` until the task has completed (polled again at once while it works); the task with one input asks the user's name, answered with `tasks/update`.\n");
+    println!("| flow | concurrency | ours flows/s | rmcp flows/s | ratio ours/rmcp | ours p50 / p99 ms | rmcp p50 / p99 ms | requests ours / rmcp | ours CPU µs/flow | rmcp CPU µs/flow | ratio rmcp/ours | errors ours / rmcp |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (flow, rows) in flows.iter().zip(&results) {
+        for (conc, [o, r]) in concurrency.iter().zip(rows) {
+            let per_flow =
+                |m: &Merged| m.cpu_per(m.all_requests) * m.requests as f64 / m.flows.max(1) as f64;
+            let requests = |m: &Merged| m.requests as f64 / m.flows.max(1) as f64;
+            println!(
+                "| {} | {} | {:.0} | {:.0} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.1} / {:.1} | {:.0} | {:.0} | {} | {} / {} |",
+                flow.label(),
+                conc,
+                o.rate(),
+                r.rate(),
+                ratio(o.rate(), r.rate()),
+                o.ms(0.5),
+                o.ms(0.99),
+                r.ms(0.5),
+                r.ms(0.99),
+                requests(o),
+                requests(r),
+                per_flow(o),
+                per_flow(r),
+                ratio(per_flow(r), per_flow(o)),
+                o.errors,
+                r.errors
+            );
+        }
+    }
     for m in results.iter().flatten().flatten() {
         if let Some(e) = &m.first_error {
             eprintln!("first error: {e}");

@@ -1,5 +1,6 @@
 //! This project's side: the conformance fixture tools from `mcp-tests` plus `bench_rounds`, a
-//! tool that asks one question per round, written as a plain loop of `elicit` awaits.
+//! tool that asks one question per round, written as a plain loop of `elicit` awaits, and two
+//! task tools (one answering at once, one asking a question inside the task).
 
 use std::sync::Arc;
 
@@ -11,6 +12,32 @@ use oxmcp::{ElicitForm, Server};
 pub struct AnswerForm {
     /// The answer.
     pub answer: String,
+}
+
+/// The name a task asks for.
+#[derive(ElicitForm)]
+pub struct NameForm {
+    /// Your name.
+    pub name: String,
+}
+
+/// How long both servers keep a task after it is created, in seconds.
+pub const TASK_TTL_SECS: u64 = 5;
+
+/// Answers at once, as a task.
+#[mcp_tool(task = "required")]
+pub async fn task_quick() -> String {
+    "task done".into()
+}
+
+/// Asks the user's name inside a task, then greets them.
+#[mcp_tool(task = "required")]
+pub async fn task_greet() -> Result<String, ToolError> {
+    let name = match elicit::<NameForm>("What is your name?").key("name").await? {
+        Elicited::Accept(form) => form.name,
+        _ => "nobody".into(),
+    };
+    Ok(format!("Hello, {name}!"))
 }
 
 /// Asks `rounds` questions, one per round, and lists the answers.
@@ -46,7 +73,14 @@ pub async fn serve(listener: tokio::net::TcpListener, metrics: bool) -> std::io:
             .tool(test_simple_text)
             .tool(test_input_required_result_elicitation)
             .tool(test_input_required_result_multi_round)
-            .tool(bench_rounds);
+            .tool(bench_rounds)
+            .tool(task_quick)
+            .tool(task_greet)
+            // Under load one caller (the generator) creates thousands of tasks a second: they
+            // are kept for as long as the peer keeps its own, without a per-caller cap.
+            .task_ttl(std::time::Duration::from_secs(TASK_TTL_SECS))
+            .tasks_per_principal(usize::MAX)
+            .task_store(Arc::new(oxmcp::tasks::InMemoryTaskStore::new(10_000_000)));
         let builder = if metrics { builder.metrics() } else { builder };
         builder.build().map_err(std::io::Error::other)?
     };

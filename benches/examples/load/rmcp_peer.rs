@@ -3,7 +3,8 @@
 //! `CallToolResponse`, carrying what earlier rounds learned in a `requestState` sealed with
 //! rmcp's `RequestStateCodec` (HMAC-SHA256, bound to the tool and its arguments, with a TTL), as a
 //! careful user would. Served statelessly over streamable HTTP with JSON replies and
-//! `TCP_NODELAY` set on every accepted connection.
+//! `TCP_NODELAY` set on every accepted connection. The task tools run under rmcp's
+//! `TaskManager` (the tasks extension, SEP-2663), one shared by every request.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,17 +16,21 @@ use rmcp::model::{
     InputRequest, InputRequests, InputRequiredResult, ProtocolVersion, RequestStateCodec,
     SealOptions, ServerCapabilities, ServerConfig,
 };
+use rmcp::model::{CreateTaskResult, GetTaskParams, GetTaskResult, UpdateTaskParams};
+use rmcp::service::RequestContext;
+use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
 use rmcp::transport::streamable_http_server::{
     session::local::LocalSessionManager, StreamableHttpServerConfig, StreamableHttpService,
 };
-use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler};
+use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-/// The rmcp server: one codec shared by every request.
+/// The rmcp server: one codec and one task manager shared by every request.
 #[derive(Clone)]
 pub struct Peer {
     codec: Arc<RequestStateCodec>,
+    tasks: TaskManager,
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -76,6 +81,11 @@ fn answer(
     }
 }
 
+/// Tasks kept for as long as this project's bench server keeps its own.
+fn task_options() -> TaskOptions {
+    TaskOptions::new().with_ttl_ms(5_000)
+}
+
 fn text(s: String) -> CallToolResponse {
     CallToolResult::success(vec![ContentBlock::text(s)]).into()
 }
@@ -109,6 +119,7 @@ impl Peer {
         getrandom::getrandom(&mut key).expect("OS random source");
         Peer {
             codec: Arc::new(RequestStateCodec::try_new(key.to_vec()).expect("32-byte key")),
+            tasks: TaskManager::new(),
         }
     }
 
@@ -157,6 +168,37 @@ impl Peer {
         Ok(text(format!("{} likes {color}", carried.answers[0])))
     }
 
+    #[tool(description = "Answers at once, as a task.")]
+    async fn task_quick(&self) -> Result<CallToolResponse, ErrorData> {
+        let task = self.tasks.spawn(task_options(), |_| {
+            Box::pin(async move {
+                Ok(CallToolResult::success(vec![ContentBlock::text(
+                    "task done",
+                )]))
+            })
+        });
+        Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
+    }
+
+    #[tool(description = "Asks the user's name inside a task, then greets them.")]
+    async fn task_greet(&self) -> Result<CallToolResponse, ErrorData> {
+        let task = self.tasks.spawn(task_options(), |context| {
+            Box::pin(async move {
+                let answer = context
+                    .request_input("name", form("What is your name?", "name"))
+                    .await?;
+                let name = match answer.get("action").and_then(|a| a.as_str()) {
+                    Some("accept") => answer["content"]["name"].as_str().unwrap_or("nobody"),
+                    _ => "nobody",
+                };
+                Ok::<_, TaskExit>(CallToolResult::success(vec![ContentBlock::text(format!(
+                    "Hello, {name}!"
+                ))]))
+            })
+        });
+        Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
+    }
+
     #[tool(description = "Asks `rounds` questions, one per round, and lists the answers.")]
     async fn bench_rounds(
         &self,
@@ -198,9 +240,30 @@ impl Peer {
 #[tool_handler]
 impl ServerHandler for Peer {
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tasks()
+            .build();
+        let mut info = ServerConfig::new(capabilities);
         info.protocol_version = ProtocolVersion::V_2026_07_28;
         info
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        Ok(GetTaskResult::new(self.tasks.get_task(&request.task_id)?))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks
+            .update_task(&request.task_id, request.input_responses)
     }
 }
 

@@ -595,8 +595,10 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
         |parts: &CallParts<'_>| env.handler.call(arguments, parts),
     );
     tokio::pin!(running);
-    let mut ticker = tokio::time::interval(env.engine.lease / 3);
-    ticker.tick().await;
+    // The first renewal a third of the lease from now (an interval's immediate first tick would
+    // make the run wait for the timer's next millisecond before it starts).
+    let every = env.engine.lease / 3;
+    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     let outcome = loop {
         tokio::select! {
             (outcome, _) = &mut running => break outcome,
