@@ -17,6 +17,7 @@ mod rmcp_peer;
 #[path = "../examples/load/rmsdk_peer.rs"]
 mod rmsdk_peer;
 #[path = "../examples/load/task_flow.rs"]
+#[allow(dead_code)]
 mod task_flow;
 
 use generator::Flow;
