@@ -10,7 +10,8 @@
 # the bindings alone; 0, the default, skips that table), BINDINGS_VIEWS ("crate user" adds the
 # binding crate alone), LOAD_POLL_IDLE (1, the default, runs the main load tables with idle CPUs
 # polling, which needs root; 0 leaves the host's idle states). The defaults keep a run from a
-# fresh clone under 15 minutes on a 2-core machine.
+# fresh clone under 15 minutes on a 2-core machine. The tasks table needs Redis: MCP_TEST_REDIS_URL,
+# or redis-server installed (started on a free port for the run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Criterion's own medians are kept as baselines; the tables come from the interleaved pass each

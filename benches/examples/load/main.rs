@@ -48,9 +48,15 @@ struct Target {
 
 impl Target {
     async fn start(name: &'static str) -> Result<Self, String> {
+        Self::start_with(name, &[]).await
+    }
+
+    /// [`Target::start`] with these environment variables set for the server.
+    async fn start_with(name: &'static str, env: &[(&str, &str)]) -> Result<Self, String> {
         let exe = std::env::current_exe().map_err(|e| e.to_string())?;
         let mut child = Command::new(exe)
             .args(["serve", name])
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
@@ -222,7 +228,11 @@ fn main() -> std::process::ExitCode {
             .and_then(|t| t.parse::<usize>().ok())
         {
             Some(n) => Some(n),
-            None if matches!(which, Some("fixture" | "ours" | "ours-metrics")) => {
+            None if matches!(
+                which,
+                Some("fixture" | "ours" | "ours-metrics" | "ours-redis")
+            ) =>
+            {
                 Some(mcp_tests::fixture_threads())
             }
             None => None,
@@ -351,6 +361,7 @@ async fn serve(which: Option<&str>) -> std::process::ExitCode {
     let result = match which {
         Some("ours") => ours::serve(listener, false).await,
         Some("ours-metrics") => ours::serve(listener, true).await,
+        Some("ours-redis") => ours::serve_redis(listener).await,
         Some("fixture") => ours::serve_fixture(listener).await,
         Some("floor") => floor::serve(listener).await,
         Some("rmcp") => rmcp_peer::serve(listener).await,
@@ -951,11 +962,18 @@ async fn measure_task(
     Ok(())
 }
 
-/// This project's bench server (tasks in memory) and rmcp's server (its `TaskManager`): the task
-/// flows at concurrency 1, 8 and 32, `reps` runs of `d` each, taking turns.
+/// This project's bench server with its tasks in memory and in Redis, and rmcp's server (its
+/// `TaskManager`): the task flows at concurrency 1, 8 and 32, `reps` runs of `d` each, taking
+/// turns. Redis is `MCP_TEST_REDIS_URL`, or a `redis-server` started here.
 async fn run_tasks(d: Duration, reps: usize) -> Result<(), String> {
     use task_flow::Task;
-    let targets = [Target::start("ours").await?, Target::start("rmcp").await?];
+    let (redis, _own_redis) = mcp_tests::support::redis();
+    let targets = [
+        Target::start("ours").await?,
+        Target::start_with("ours-redis", &[("MCP_LOAD_REDIS_URL", &redis)]).await?,
+        Target::start("rmcp").await?,
+    ];
+    let n = targets.len();
     let flows = [Task::Quick, Task::Greet];
     for t in &targets {
         for flow in flows {
@@ -972,45 +990,52 @@ async fn run_tasks(d: Duration, reps: usize) -> Result<(), String> {
         }
     }
     let concurrency = [1usize, 8, 32];
-    let mut results: Vec<Vec<[Merged; 2]>> = flows
+    let mut results: Vec<Vec<[Merged; 3]>> = flows
         .iter()
         .map(|_| concurrency.iter().map(|_| Default::default()).collect())
         .collect();
     for rep in 0..reps {
         for (f, flow) in flows.iter().enumerate() {
             for (i, conc) in concurrency.iter().enumerate() {
-                for s in [rep % 2, (rep + 1) % 2] {
+                for k in 0..n {
+                    let s = turn(rep, k, n);
                     measure_task(&targets[s], *flow, *conc, d, &mut results[f][i][s]).await?;
                 }
             }
         }
     }
-    println!("#### Tasks over streamable HTTP (2026-07-28, the tasks extension): this project's bench server, tasks in memory, against rmcp 3.11's `TaskManager` (flows/s: median of {reps} runs of {:.3} s; p50 / p99 of a whole flow over all runs; requests = HTTP requests per flow, polls included; CPU = server user+system time per flow, summed over all runs)\n", d.as_secs_f64());
+    println!("#### Tasks over streamable HTTP (2026-07-28, the tasks extension): this project's bench server with its tasks in memory and in Redis, against rmcp 3.11's `TaskManager` (in memory); every server keeps a task {} s (flows/s: median of {reps} runs of {:.3} s; p50 / p99 of a whole flow over all runs; requests = HTTP requests per flow, polls included; CPU = server user+system time per flow, summed over all runs; Redis's own CPU is not counted)\n", ours::TASK_TTL_SECS, d.as_secs_f64());
     println!("A flow is a `tools/call` answered with a task, then `tasks/get` until the task has completed (polled again at once while it works); the task with one input asks the user's name, answered with `tasks/update`.\n");
-    println!("| flow | concurrency | ours flows/s | rmcp flows/s | ratio ours/rmcp | ours p50 / p99 ms | rmcp p50 / p99 ms | requests ours / rmcp | ours CPU µs/flow | rmcp CPU µs/flow | ratio rmcp/ours | errors ours / rmcp |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| flow | concurrency | ours flows/s | ours Redis flows/s | rmcp flows/s | ratio ours/rmcp | ratio ours Redis/rmcp | p50 / p99 ms ours / ours Redis / rmcp | requests ours / Redis / rmcp | CPU µs/flow ours / Redis / rmcp | errors |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for (flow, rows) in flows.iter().zip(&results) {
-        for (conc, [o, r]) in concurrency.iter().zip(rows) {
+        for (conc, [o, x, r]) in concurrency.iter().zip(rows) {
             let per_flow =
                 |m: &Merged| m.cpu_per(m.all_requests) * m.requests as f64 / m.flows.max(1) as f64;
             let requests = |m: &Merged| m.requests as f64 / m.flows.max(1) as f64;
             println!(
-                "| {} | {} | {:.0} | {:.0} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.1} / {:.1} | {:.0} | {:.0} | {} | {} / {} |",
+                "| {} | {} | {:.0} | {:.0} | {:.0} | {} | {} | {:.2} / {:.2}, {:.2} / {:.2}, {:.2} / {:.2} | {:.1} / {:.1} / {:.1} | {:.0} / {:.0} / {:.0} | {} / {} / {} |",
                 flow.label(),
                 conc,
                 o.rate(),
+                x.rate(),
                 r.rate(),
                 ratio(o.rate(), r.rate()),
+                ratio(x.rate(), r.rate()),
                 o.ms(0.5),
                 o.ms(0.99),
+                x.ms(0.5),
+                x.ms(0.99),
                 r.ms(0.5),
                 r.ms(0.99),
                 requests(o),
+                requests(x),
                 requests(r),
                 per_flow(o),
+                per_flow(x),
                 per_flow(r),
-                ratio(per_flow(r), per_flow(o)),
                 o.errors,
+                x.errors,
                 r.errors
             );
         }

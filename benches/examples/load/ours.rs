@@ -63,6 +63,25 @@ pub async fn bench_rounds(rounds: u32) -> Result<String, ToolError> {
 /// Serves this project's server on `listener` until the process ends; with `metrics`, counting
 /// and timing every request and serving `/metrics`.
 pub async fn serve(listener: tokio::net::TcpListener, metrics: bool) -> std::io::Result<()> {
+    let store = Arc::new(oxmcp::tasks::InMemoryTaskStore::new(10_000_000));
+    serve_with(listener, metrics, store).await
+}
+
+/// [`serve`] with its tasks kept in the Redis at `MCP_LOAD_REDIS_URL`.
+pub async fn serve_redis(listener: tokio::net::TcpListener) -> std::io::Result<()> {
+    let url = std::env::var("MCP_LOAD_REDIS_URL")
+        .map_err(|_| std::io::Error::other("MCP_LOAD_REDIS_URL is not set"))?;
+    let store = oxmcp::redis::RedisTaskStore::connect(&url)
+        .await
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    serve_with(listener, false, Arc::new(store)).await
+}
+
+async fn serve_with(
+    listener: tokio::net::TcpListener,
+    metrics: bool,
+    store: Arc<dyn oxmcp::tasks::TaskStore>,
+) -> std::io::Result<()> {
     use mcp_tests::conformance::{
         test_input_required_result_elicitation, test_input_required_result_multi_round,
         test_simple_text,
@@ -80,7 +99,7 @@ pub async fn serve(listener: tokio::net::TcpListener, metrics: bool) -> std::io:
             // are kept for as long as the peer keeps its own, without a per-caller cap.
             .task_ttl(std::time::Duration::from_secs(TASK_TTL_SECS))
             .tasks_per_principal(usize::MAX)
-            .task_store(Arc::new(oxmcp::tasks::InMemoryTaskStore::new(10_000_000)));
+            .task_store(store);
         let builder = if metrics { builder.metrics() } else { builder };
         builder.build().map_err(std::io::Error::other)?
     };
