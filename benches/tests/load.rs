@@ -1,7 +1,8 @@
 //! The load generator's servers do the same job: every flow the benchmark runs completes with
 //! the expected text against this project's bench and fixture servers, the rmcp peer and the rust-mcp-sdk peer, and a
 //! tampered `requestState` is refused by all three (so neither side skips the integrity check it is timed on);
-//! the 2025-era flows complete on this project's server and on rmcp's session mode.
+//! the 2025-era flows complete on this project's server and on rmcp's session mode, and the task
+//! flows on this project's server (tasks in memory and in Redis) and on rmcp's.
 
 #[path = "../examples/load/generator.rs"]
 #[allow(dead_code)]
@@ -233,12 +234,22 @@ async fn the_legacy_flows_complete_on_both_servers() {
     }
 }
 
-/// Both task flows complete with the expected text on this project's server and rmcp's: the
-/// quick task in two requests once it has settled, the one that asks through `tasks/update`.
+/// Both task flows complete with the expected text on this project's server (tasks in memory
+/// and in Redis) and rmcp's: the quick task in two requests once it has settled, the one that
+/// asks through `tasks/update`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_task_flows_complete_on_both_servers() {
-    for which in ["ours", "rmcp"] {
-        let url = spawn(which).await;
+async fn the_task_flows_complete_on_every_server() {
+    let (redis, _own_redis) = mcp_tests::support::redis();
+    for which in ["ours", "ours-redis", "rmcp"] {
+        let url = if which == "ours-redis" {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+            let redis = redis.clone();
+            tokio::spawn(async move { ours::serve_redis(listener, &redis).await });
+            url
+        } else {
+            spawn(which).await
+        };
         let conns = generator::Conns::new(&url).unwrap();
         let mut conn = conns.take().await.unwrap();
         let mut id = 0;

@@ -361,7 +361,10 @@ async fn serve(which: Option<&str>) -> std::process::ExitCode {
     let result = match which {
         Some("ours") => ours::serve(listener, false).await,
         Some("ours-metrics") => ours::serve(listener, true).await,
-        Some("ours-redis") => ours::serve_redis(listener).await,
+        Some("ours-redis") => match std::env::var("MCP_LOAD_REDIS_URL") {
+            Ok(url) => ours::serve_redis(listener, &url).await,
+            Err(_) => Err(std::io::Error::other("MCP_LOAD_REDIS_URL is not set")),
+        },
         Some("fixture") => ours::serve_fixture(listener).await,
         Some("floor") => floor::serve(listener).await,
         Some("rmcp") => rmcp_peer::serve(listener).await,

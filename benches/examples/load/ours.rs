@@ -67,11 +67,9 @@ pub async fn serve(listener: tokio::net::TcpListener, metrics: bool) -> std::io:
     serve_with(listener, metrics, store).await
 }
 
-/// [`serve`] with its tasks kept in the Redis at `MCP_LOAD_REDIS_URL`.
-pub async fn serve_redis(listener: tokio::net::TcpListener) -> std::io::Result<()> {
-    let url = std::env::var("MCP_LOAD_REDIS_URL")
-        .map_err(|_| std::io::Error::other("MCP_LOAD_REDIS_URL is not set"))?;
-    let store = oxmcp::redis::RedisTaskStore::connect(&url)
+/// [`serve`] with its tasks kept in the Redis at `url`.
+pub async fn serve_redis(listener: tokio::net::TcpListener, url: &str) -> std::io::Result<()> {
+    let store = oxmcp::redis::RedisTaskStore::connect(url)
         .await
         .map_err(|e| std::io::Error::other(e.to_string()))?;
     serve_with(listener, false, Arc::new(store)).await
