@@ -22,6 +22,22 @@ async fn start(
     tokio::sync::oneshot::Sender<()>,
     tokio::task::JoinHandle<std::io::Result<()>>,
 ) {
+    start_with(HttpConfig {
+        limits,
+        ..HttpConfig::default()
+    })
+    .await
+}
+
+/// [`start`] with these settings.
+async fn start_with(
+    config: HttpConfig,
+) -> (
+    std::net::SocketAddr,
+    Arc<Server>,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+) {
     let server = Arc::new(
         mcp_tests::conformance::server(Server::builder())
             .build()
@@ -30,10 +46,6 @@ async fn start(
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let config = HttpConfig {
-        limits,
-        ..HttpConfig::default()
-    };
     let serving = tokio::spawn(serve_listener(server.clone(), listener, config, async {
         let _ = stopped.await;
     }));
@@ -469,23 +481,11 @@ async fn post_chunked(tcp: &mut TcpStream, body: &str, pieces: usize, method: &s
 
 #[tokio::test]
 async fn a_chunked_body_is_read_whole_and_one_over_the_limit_is_refused() {
-    let server = Arc::new(
-        mcp_tests::conformance::server(Server::builder())
-            .build()
-            .unwrap(),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let config = HttpConfig {
+    let (addr, _server, _stop, _serving) = start_with(HttpConfig {
         max_body: 2048,
         ..HttpConfig::default()
-    };
-    tokio::spawn(serve_listener(
-        server,
-        listener,
-        config,
-        std::future::pending(),
-    ));
+    })
+    .await;
     // Three pieces, each arriving on its own: read as one body.
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
                       "params": {"_meta": meta()}});

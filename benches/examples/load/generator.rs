@@ -360,17 +360,40 @@ struct ReplyResult<'a> {
     is_error: bool,
 }
 
+/// One input request (or a server's own `elicitation/create`) as the generator reads it: the
+/// fields its form asks for.
 #[derive(Deserialize)]
-struct InputRequest<'a> {
+pub struct InputRequest<'a> {
     #[serde(borrow)]
     params: Option<InputParams<'a>>,
 }
 
+impl<'a> InputRequest<'a> {
+    /// The names of the fields the form asks for.
+    pub fn fields(&self) -> Vec<&str> {
+        self.params
+            .as_ref()
+            .map(InputParams::fields)
+            .unwrap_or_default()
+    }
+}
+
+/// The params of an elicitation: its requested schema's properties.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct InputParams<'a> {
+pub struct InputParams<'a> {
     #[serde(borrow)]
     requested_schema: Option<RequestedSchema<'a>>,
+}
+
+impl<'a> InputParams<'a> {
+    /// The names of the fields the form asks for.
+    pub fn fields(&self) -> Vec<&str> {
+        self.requested_schema
+            .as_ref()
+            .map(|s| s.properties.keys().map(|f| f.as_ref()).collect())
+            .unwrap_or_default()
+    }
 }
 
 #[derive(Deserialize)]
@@ -397,12 +420,7 @@ struct Accept<'r> {
 impl Serialize for Answers<'_, '_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_map(self.0.iter().map(|(k, r)| {
-            let fields = r
-                .params
-                .as_ref()
-                .and_then(|p| p.requested_schema.as_ref())
-                .map(|s| s.properties.keys().map(|f| f.as_ref()).collect())
-                .unwrap_or_default();
+            let fields = r.fields();
             (
                 k.as_ref(),
                 Accept {

@@ -12,7 +12,6 @@
 //! beside the server's.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 use futures_util::StreamExt;
 use http_body_util::{BodyExt, Full};
@@ -22,7 +21,7 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::generator::{answer_text, read_body, Conn, Conns};
+use crate::generator::{answer_text, read_body, Conn, Conns, InputParams};
 
 /// The text the elicitation session's tool must end with.
 const EXPECT: &str = "Hello, Ada!";
@@ -60,23 +59,10 @@ struct Message<'a> {
     #[serde(borrow)]
     method: Option<Cow<'a, str>>,
     #[serde(borrow)]
-    params: Option<AskParams<'a>>,
+    params: Option<InputParams<'a>>,
     #[serde(borrow)]
     result: Option<MessageResult<'a>>,
     error: Option<IgnoredAny>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct AskParams<'a> {
-    #[serde(borrow)]
-    requested_schema: Option<Schema<'a>>,
-}
-
-#[derive(Deserialize)]
-struct Schema<'a> {
-    #[serde(borrow, default)]
-    properties: BTreeMap<Cow<'a, str>, IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -202,8 +188,7 @@ async fn reply_to(
                 let fields = message
                     .params
                     .as_ref()
-                    .and_then(|p| p.requested_schema.as_ref())
-                    .map(|s| s.properties.keys().map(|f| f.as_ref()).collect())
+                    .map(InputParams::fields)
                     .unwrap_or_default();
                 let answer = answer_text("name", fields)?;
                 let body = format!(

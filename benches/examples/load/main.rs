@@ -32,11 +32,13 @@ mod rmsdk_peer;
 mod task_flow;
 
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
 use generator::{quantile, Flow, Outcome};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
+use tokio::sync::Mutex;
 
 /// One server process under test.
 struct Target {
@@ -785,9 +787,37 @@ enum Legacy {
     Session,
 }
 
-/// A legacy flow from `concurrency` workers against `t` for `d`, after an untimed run of the
-/// same flow, each worker on two connections of its own. For the plain call each worker opens
-/// its session first and ends it after, both outside the timed window.
+/// A flow from `slots.len()` workers against `t` for `d`, after an untimed run of the same
+/// flow: each worker owns its slot (its connections and whatever else its flows keep), and the
+/// slots come back when the run ends. `flow` starts one flow of worker `w` with an id base.
+async fn measure_slots<S: Send + 'static>(
+    t: &Target,
+    slots: Vec<S>,
+    d: Duration,
+    into: &mut Merged,
+    flow: impl Fn(Arc<generator::Conns>, Arc<Vec<Mutex<S>>>, usize, u64) -> generator::FlowFuture
+        + Clone
+        + Send
+        + 'static,
+) -> Result<Vec<S>, String> {
+    let conc = slots.len();
+    let slots = Arc::new(slots.into_iter().map(Mutex::new).collect::<Vec<_>>());
+    let start = {
+        let (conns, slots) = (t.conns.clone(), slots.clone());
+        move |w: usize, base: u64| flow(conns.clone(), slots.clone(), w, base)
+    };
+    let warm = generator::run_closed(conc, SLICE_WARM_UP, start.clone()).await;
+    into.warm_up_flows += warm.flows;
+    let before = t.cpu_us();
+    let o = generator::run_closed(conc, d, start).await;
+    into.add(o, t.cpu_us().saturating_sub(before));
+    let slots = Arc::try_unwrap(slots).map_err(|_| "a worker still holds its slot")?;
+    Ok(slots.into_iter().map(Mutex::into_inner).collect())
+}
+
+/// A legacy flow from `concurrency` workers against `t` for `d`, each worker on two
+/// connections of its own. For the plain call each worker opens its session first and ends it
+/// after, both outside the timed window.
 async fn measure_legacy(
     t: &Target,
     flow: Legacy,
@@ -795,8 +825,6 @@ async fn measure_legacy(
     d: Duration,
     into: &mut Merged,
 ) -> Result<(), String> {
-    use std::sync::Arc;
-    use tokio::sync::Mutex;
     let conns = t.conns.clone();
     let mut slots = Vec::with_capacity(conc);
     for w in 0..conc {
@@ -805,31 +833,20 @@ async fn measure_legacy(
             Legacy::Session => None,
             Legacy::Plain => Some(legacy_flow::open(&conns, &mut pair, w as u64).await?),
         };
-        slots.push(Mutex::new((pair, session)));
+        slots.push((pair, session));
     }
-    let slots = Arc::new(slots);
-    let start = {
-        let (conns, slots) = (conns.clone(), slots.clone());
-        move |worker: usize, base: u64| -> generator::FlowFuture {
-            let (conns, slots) = (conns.clone(), slots.clone());
-            Box::pin(async move {
-                let mut slot = slots[worker].lock().await;
-                let (pair, session) = &mut *slot;
-                match session {
-                    None => legacy_flow::run(&conns, pair, base).await,
-                    Some(session) => legacy_flow::plain(&conns, pair, session, base).await,
-                }
-            })
-        }
-    };
-    let warm = generator::run_closed(conc, SLICE_WARM_UP, start.clone()).await;
-    into.warm_up_flows += warm.flows;
-    let before = t.cpu_us();
-    let o = generator::run_closed(conc, d, start).await;
-    into.add(o, t.cpu_us().saturating_sub(before));
-    let slots = Arc::try_unwrap(slots).map_err(|_| "a worker still holds its connections")?;
-    for slot in slots {
-        let (mut pair, session) = slot.into_inner();
+    let slots = measure_slots(t, slots, d, into, |conns, slots, w, base| {
+        Box::pin(async move {
+            let mut slot = slots[w].lock().await;
+            let (pair, session) = &mut *slot;
+            match session {
+                None => legacy_flow::run(&conns, pair, base).await,
+                Some(session) => legacy_flow::plain(&conns, pair, session, base).await,
+            }
+        })
+    })
+    .await?;
+    for (mut pair, session) in slots {
         if let Some(session) = session {
             legacy_flow::close(&conns, &mut pair, &session).await?;
         }
@@ -925,8 +942,8 @@ async fn run_legacy(only: &str, d: Duration, reps: usize) -> Result<(), String> 
     Ok(())
 }
 
-/// A task flow from `concurrency` workers against `t` for `d`, after an untimed run of the same
-/// flow, each worker on a connection of its own.
+/// A task flow from `concurrency` workers against `t` for `d`, each worker on a connection of
+/// its own.
 async fn measure_task(
     t: &Target,
     task: task_flow::Task,
@@ -934,33 +951,20 @@ async fn measure_task(
     d: Duration,
     into: &mut Merged,
 ) -> Result<(), String> {
-    use std::sync::Arc;
-    use tokio::sync::Mutex;
-    let conns = t.conns.clone();
     let mut slots = Vec::with_capacity(conc);
     for _ in 0..conc {
-        slots.push(Mutex::new(conns.take().await?));
+        slots.push(t.conns.take().await?);
     }
-    let slots = Arc::new(slots);
-    let start = {
-        let (conns, slots) = (conns.clone(), slots.clone());
-        move |worker: usize, base: u64| -> generator::FlowFuture {
-            let (conns, slots) = (conns.clone(), slots.clone());
-            Box::pin(async move {
-                let mut conn = slots[worker].lock().await;
-                let mut id = base;
-                task_flow::run(&conns, &mut conn, task, &mut id).await
-            })
-        }
-    };
-    let warm = generator::run_closed(conc, SLICE_WARM_UP, start.clone()).await;
-    into.warm_up_flows += warm.flows;
-    let before = t.cpu_us();
-    let o = generator::run_closed(conc, d, start).await;
-    into.add(o, t.cpu_us().saturating_sub(before));
-    let slots = Arc::try_unwrap(slots).map_err(|_| "a worker still holds its connection")?;
-    for slot in slots {
-        conns.give(slot.into_inner());
+    let slots = measure_slots(t, slots, d, into, move |conns, slots, w, base| {
+        Box::pin(async move {
+            let mut conn = slots[w].lock().await;
+            let mut id = base;
+            task_flow::run(&conns, &mut conn, task, &mut id).await
+        })
+    })
+    .await?;
+    for conn in slots {
+        t.conns.give(conn);
     }
     Ok(())
 }

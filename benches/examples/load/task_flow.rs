@@ -12,7 +12,7 @@ use hyper::body::Bytes;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
-use crate::generator::{answer_text, read_body, Conn, Conns};
+use crate::generator::{answer_text, read_body, Conn, Conns, InputRequest};
 
 /// The task flows.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -65,25 +65,6 @@ struct Outcome<'a> {
     input_requests: BTreeMap<Cow<'a, str>, InputRequest<'a>>,
     #[serde(borrow)]
     result: Option<Final<'a>>,
-}
-
-#[derive(Deserialize)]
-struct InputRequest<'a> {
-    #[serde(borrow)]
-    params: Option<InputParams<'a>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct InputParams<'a> {
-    #[serde(borrow)]
-    requested_schema: Option<Schema<'a>>,
-}
-
-#[derive(Deserialize)]
-struct Schema<'a> {
-    #[serde(borrow, default)]
-    properties: BTreeMap<Cow<'a, str>, IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -194,12 +175,7 @@ pub async fn run(conns: &Conns, conn: &mut Conn, task: Task, id: &mut u64) -> Re
             Some("input_required") => {
                 let mut answers = String::from("{");
                 for (key, request) in &got.input_requests {
-                    let fields = request
-                        .params
-                        .as_ref()
-                        .and_then(|p| p.requested_schema.as_ref())
-                        .map(|s| s.properties.keys().map(|f| f.as_ref()).collect())
-                        .unwrap_or_default();
+                    let fields = request.fields();
                     if answers.len() > 1 {
                         answers.push(',');
                     }

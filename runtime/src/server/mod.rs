@@ -60,7 +60,7 @@ pub struct Server {
     legacy: bool,
     /// What every legacy `initialize` result says after its version (capabilities, server info,
     /// instructions), written once as JSON object members.
-    #[cfg_attr(not(any(feature = "http", feature = "stdio")), allow(dead_code))]
+    #[cfg(any(feature = "http", feature = "stdio"))]
     legacy_hello: String,
     /// The tasks extension: where tasks are kept and the runs this process drives.
     tasks: Arc<tasks::TaskEngine>,
@@ -426,9 +426,11 @@ impl ServerBuilder {
         #[cfg(feature = "metrics")]
         let engine = engine.with_metrics(metrics.clone());
         let info = Implementation::new(self.name, self.version);
+        #[cfg(any(feature = "http", feature = "stdio"))]
         let legacy_hello = legacy::hello_members(&info, self.instructions.as_deref());
         Ok(Server {
             info,
+            #[cfg(any(feature = "http", feature = "stdio"))]
             legacy_hello,
             instructions: self.instructions,
             catalog: Arc::new(catalog::Shared::new(
