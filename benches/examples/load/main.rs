@@ -15,7 +15,7 @@
 //! call whose elicitation is a real request to the client, DELETE) against rmcp's legacy
 //! session mode. `taskset -c 0 load one-cpu [--seconds S] [--reps N]` measures concurrency 1
 //! with the generator and the servers on one CPU, where no flow waits for a CPU to wake, and
-//! `load halting` concurrency 1 on two CPUs with the host's idle states. `load metrics` measures
+//! `load halting` concurrency 1, 8 and 32 on two CPUs with the host's idle states. `load metrics` measures
 //! the cost of the `metrics` feature: the bench server with and without `ServerBuilder::metrics`
 //! (`ours-metrics`), the three flows at concurrency 1, 8 and 32, taking turns. `--poll-idle` makes
 //! idle CPUs poll instead of halting while the invocation runs (see `idle`); `benches/run.sh`
@@ -615,7 +615,8 @@ async fn run(d: Duration, reps: usize, poll_idle: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// Where `run_c1` measures concurrency 1.
+/// Where `run_c1` measures: concurrency 1 on one CPU, or concurrency 1, 8 and 32 with the
+/// host's idle states.
 #[derive(Clone, Copy)]
 enum C1 {
     /// The generator and every server on one CPU (the process must run under `taskset -c 0`;
@@ -671,20 +672,35 @@ async fn run_c1(mode: C1, d: Duration, reps: usize) -> Result<(), String> {
             warm_up(t, flow, 8).await?;
         }
     }
-    let mut results: Vec<[Merged; 4]> = flows.iter().map(|_| Default::default()).collect();
+    // With the host's idle states, the flows at concurrency 8 and 32 too: how the servers do
+    // when nothing keeps a CPU awake for them.
+    let concurrency: &[usize] = match mode {
+        C1::OneCpu => &[1],
+        C1::Halting => &[1, 8, 32],
+    };
+    let cells: Vec<(&Flow, usize)> = flows
+        .iter()
+        .flat_map(|f| concurrency.iter().map(move |c| (f, *c)))
+        .collect();
+    let mut results: Vec<[Merged; 4]> = cells.iter().map(|_| Default::default()).collect();
     for rep in 0..reps {
-        for (i, flow) in flows.iter().enumerate() {
+        for (i, (flow, conc)) in cells.iter().enumerate() {
             let n = serving(flow);
             for k in 0..n {
                 let s = turn(rep, k, n);
-                measure(&targets[s], flow, 1, d, &mut results[i][s]).await;
+                measure(&targets[s], flow, *conc, d, &mut results[i][s]).await;
             }
         }
     }
-    println!("#### Concurrency 1 {heading}; flows/s: median of {reps} runs of {:.3} s, servers taking turns; latency of a whole flow over all runs; CPU = server user+system time per HTTP request; the floor answers the plain call with no MCP work)\n", d.as_secs_f64());
-    println!("| flow | ours flows/s | fixture flows/s | rmcp flows/s | floor flows/s | ratio ours/rmcp | ratio fixture/rmcp | ours p50 / p99 / p99.9 ms | fixture p50 / p99 / p99.9 ms | rmcp p50 / p99 / p99.9 ms | CPU µs/req ours / fixture / rmcp / floor | errors ours / fixture / rmcp |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for (flow, [o, f, r, fl]) in flows.iter().zip(&results) {
+    let levels = concurrency
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    println!("#### Concurrency {levels} {heading}; flows/s: median of {reps} runs of {:.3} s, servers taking turns; latency of a whole flow over all runs; CPU = server user+system time per HTTP request; the floor answers the plain call with no MCP work)\n", d.as_secs_f64());
+    println!("| flow | concurrency | ours flows/s | fixture flows/s | rmcp flows/s | floor flows/s | ratio ours/rmcp | ratio fixture/rmcp | ours p50 / p99 / p99.9 ms | fixture p50 / p99 / p99.9 ms | rmcp p50 / p99 / p99.9 ms | CPU µs/req ours / fixture / rmcp / floor | errors ours / fixture / rmcp |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for ((flow, conc), [o, f, r, fl]) in cells.iter().zip(&results) {
         let (floor_rate, floor_cpu) = if floor_too(flow) {
             (
                 format!("{:.0}", fl.rate()),
@@ -694,8 +710,9 @@ async fn run_c1(mode: C1, d: Duration, reps: usize) -> Result<(), String> {
             (String::new(), String::new())
         };
         println!(
-            "| {} | {:.0} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {:.0} / {:.0} / {:.0}{} | {} / {} / {} |",
+            "| {} | {} | {:.0} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {:.0} / {:.0} / {:.0}{} | {} / {} / {} |",
             flow.label,
+            conc,
             o.rate(),
             f.rate(),
             r.rate(),
