@@ -11,9 +11,10 @@
 //! `PORT <n>` once listening); the generator starts every server itself: this project's bench
 //! server (`ours`), its conformance fixture server (`fixture`, end-to-end table only: it has no
 //! `bench_rounds`), rmcp's and rust-mcp-sdk's.
-//! `load legacy [--seconds S] [--reps N]` measures the 2025-era flow instead (initialize, a
-//! call whose elicitation is a real request to the client, DELETE) against rmcp's legacy
-//! session mode. `taskset -c 0 load one-cpu [--seconds S] [--reps N]` measures concurrency 1
+//! `load legacy [--flow plain|session] [--seconds S] [--reps N]` measures the 2025-era flows
+//! instead (a plain call in a session held open; a whole session whose call's elicitation is a
+//! real request to the client) against rmcp's session mode, and `load tasks` the task flows over
+//! HTTP against rmcp's `TaskManager`, with ours keeping its tasks in memory and in Redis. `taskset -c 0 load one-cpu [--seconds S] [--reps N]` measures concurrency 1
 //! with the generator and the servers on one CPU, where no flow waits for a CPU to wake, and
 //! `load halting` concurrency 1, 8 and 32 on two CPUs with the host's idle states. `load metrics` measures
 //! the cost of the `metrics` feature: the bench server with and without `ServerBuilder::metrics`
