@@ -143,6 +143,17 @@ where
     }
 }
 
+/// What the extractors [`CheckedHost`] and [`Caller`] check, for a request the connection's
+/// service answers itself: its `Host` and `Origin`, then its caller, who came from `peer`.
+pub(crate) async fn admit(
+    parts: &mut Parts,
+    app: &Core,
+    peer: Option<SocketAddr>,
+) -> Result<Caller, Refusal> {
+    check_host(&parts.headers, &app.config)?;
+    Caller::of(parts, app, peer).await
+}
+
 impl Caller {
     /// The caller of the request `parts` are of, which came from `peer`: authenticated when the
     /// endpoint asks for a bearer token, keyed by its principal or else its address.

@@ -26,7 +26,7 @@ pub use config::{HealthPaths, HttpConfig};
 
 use crate::server::Server;
 use axum::extract::FromRef;
-use axum::extract::{FromRequestParts, State};
+use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -319,10 +319,7 @@ where
     B: axum::body::HttpBody<Data = axum::body::Bytes>,
 {
     let (mut parts, body) = request.into_parts();
-    if let Err(refused) = CheckedHost::from_request_parts(&mut parts, &app).await {
-        return refused.into_response();
-    }
-    let caller = match Caller::of(&mut parts, &app.core, peer).await {
+    let caller = match edge::admit(&mut parts, &app.core, peer).await {
         Ok(caller) => caller,
         Err(refused) => return refused.into_response(),
     };
@@ -370,10 +367,7 @@ async fn session_request<B>(
     peer: Option<SocketAddr>,
 ) -> Response {
     let (mut parts, _) = request.into_parts();
-    if let Err(refused) = CheckedHost::from_request_parts(&mut parts, &app).await {
-        return refused.into_response();
-    }
-    let caller = match Caller::of(&mut parts, &app.core, peer).await {
+    let caller = match edge::admit(&mut parts, &app.core, peer).await {
         Ok(caller) => caller,
         Err(refused) => return refused.into_response(),
     };

@@ -29,23 +29,22 @@ pub(crate) async fn post(
     in_flight: Option<InFlight>,
 ) -> Response {
     // What the modern path cannot read may be 2025-era: an `initialize`, or a request that
-    // needs its session. A POST without a 2026 version header is looked at as such first (a
-    // modern body is never taken for a 2025 one), so a 2025 client's `initialize` is read once.
+    // needs its session. A POST without a 2026 version header is looked at as such before the
+    // modern read (a modern body is never taken for a 2025 one), so a 2025 client's
+    // `initialize` is read once; one with it, only when the modern read refuses it.
     let version = header_str(&headers, "mcp-protocol-version");
     let legacy_header = version.is_none_or(|v| crate::LEGACY_VERSIONS.contains(&v));
-    if legacy_header {
-        let legacy = sessions.post_without_session(&app, &headers, body, &caller);
+    let read = (!legacy_header).then(|| app.server.read(body));
+    if read
+        .as_ref()
+        .is_none_or(|incoming| matches!(incoming, Incoming::Rejected(_)))
+    {
+        let legacy = sessions.post_without_session(&app, legacy_header, body, &caller);
         if let Some(response) = legacy {
             return response;
         }
     }
-    let incoming = app.server.read(body);
-    if let (Incoming::Rejected(_), false) = (&incoming, legacy_header) {
-        let legacy = sessions.post_without_session(&app, &headers, body, &caller);
-        if let Some(response) = legacy {
-            return response;
-        }
-    }
+    let incoming = read.unwrap_or_else(|| app.server.read(body));
     if let Err(refused) = check_request(&app.server, &headers, &incoming) {
         return reply_response(&refused);
     }

@@ -257,7 +257,7 @@ impl Sessions {
     pub(crate) fn post_without_session(
         self: &Arc<Self>,
         app: &Core,
-        headers: &HeaderMap,
+        legacy_header: bool,
         body: &[u8],
         caller: &Caller,
     ) -> Option<Response> {
@@ -275,8 +275,6 @@ impl Sessions {
                 Err(refused) => refused.into_response(),
             });
         }
-        let version = header_str(headers, "mcp-protocol-version");
-        let legacy_header = version.is_none_or(|v| crate::LEGACY_VERSIONS.contains(&v));
         let modern_meta = message
             .pointer("/params/_meta")
             .and_then(|m| m.get(crate::wire::META_VERSION))
@@ -316,7 +314,6 @@ impl Sessions {
                     method: request.method(),
                     key: request.id_text().to_string(),
                     tool: request.name(),
-                    id: &|| request.id_value(),
                 };
                 return self
                     .request(app, entry, head, Body::Text(text), caller, in_flight)
@@ -342,16 +339,14 @@ impl Sessions {
             }
             return StatusCode::ACCEPTED.into_response();
         };
-        let (method, key, id) = (method.to_string(), id.to_string(), id.clone());
-        let tool = message
-            .pointer("/params/name")
-            .and_then(Value::as_str)
-            .map(|t| Cow::Owned(t.to_string()));
+        let method = method.to_string();
         let head = Head {
             method: &method,
-            key,
-            tool,
-            id: &|| id.clone(),
+            key: id.to_string(),
+            tool: message
+                .pointer("/params/name")
+                .and_then(Value::as_str)
+                .map(|t| Cow::Owned(t.to_string())),
         };
         self.request(app, entry, head, Body::Message(message), caller, in_flight)
             .await
@@ -378,7 +373,8 @@ impl Sessions {
         if head.method == oxmcp_schema::methods::TOOLS_CALL {
             let needed = app.server.tool_scopes(head.tool.as_deref().unwrap_or(""));
             if !needed.is_empty() && app.authenticates() && !caller.has_scopes(needed) {
-                return insufficient_scope(app, (head.id)(), needed).into_response();
+                let id = serde_json::from_str(&head.key).unwrap_or(Value::Null);
+                return insufficient_scope(app, id, needed).into_response();
             }
         }
         let (cut_tx, cut_rx) = watch::channel(0u32);
@@ -566,8 +562,6 @@ struct Head<'a> {
     key: String,
     /// `params.name`, for a `tools/call`'s scopes.
     tool: Option<Cow<'a, str>>,
-    /// The id as a JSON value, for a refusal.
-    id: &'a (dyn Fn() -> Value + Sync),
 }
 
 /// A request as it is handed to the server: its text with the session's `_meta` in it, or the
@@ -602,26 +596,26 @@ async fn respond(
         reply = &mut call => {
             let reply = reply.ok().flatten();
             // Whatever the call sent before its reply is streamed ahead of it.
-            return match rx.try_recv() {
-                Ok(note) => stream(server, entry, limits, Some(note), rx, Err(reply), Some(cut)),
-                Err(_) if *cut.borrow() != 0 => {
-                    stream(server, entry, limits, None, rx, Err(reply), Some(cut))
-                }
-                Err(_) => match reply {
-                    Some(reply) => json_ok(reply, None),
-                    None => StatusCode::ACCEPTED.into_response(),
-                },
-            };
+            let note = rx.try_recv().ok();
+            if note.is_none() && *cut.borrow() == 0 {
+                return json_or_accepted(reply);
+            }
+            return stream(server, entry, limits, note, rx, Err(reply), cut);
         }
     };
     if first.is_none() && *cut.borrow() == 0 {
         // Nothing was streamed and the notifier is gone: the reply is on its way.
-        return match call.await.ok().flatten() {
-            Some(reply) => json_ok(reply, None),
-            None => StatusCode::ACCEPTED.into_response(),
-        };
+        return json_or_accepted(call.await.ok().flatten());
     }
-    stream(server, entry, limits, first, rx, Ok(call), Some(cut))
+    stream(server, entry, limits, first, rx, Ok(call), cut)
+}
+
+/// A session request's reply as plain JSON; 202 when there is none (a cancelled call).
+fn json_or_accepted(reply: Option<String>) -> Response {
+    match reply {
+        Some(reply) => json_ok(reply, None),
+        None => StatusCode::ACCEPTED.into_response(),
+    }
 }
 
 /// Answer with a resumable SSE stream: `first`, what else comes on `rx`, then the reply, which
@@ -634,9 +628,9 @@ fn stream(
     first: Option<String>,
     mut rx: mpsc::Receiver<String>,
     call: Result<Call, Option<String>>,
-    cut: Option<watch::Receiver<u32>>,
+    cut: watch::Receiver<u32>,
 ) -> Response {
-    let log = entry.open_log(limits, cut);
+    let log = entry.open_log(limits, Some(cut));
     if let Some(first) = first {
         log.push(first);
     }

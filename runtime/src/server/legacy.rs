@@ -105,12 +105,15 @@ fn legacy_code(code: i64) -> i64 {
     }
 }
 
+/// The result members 2026 added, which a legacy peer does not get.
+const MODERN_ONLY: [&str; 3] = ["resultType", "ttlMs", "cacheScope"];
+
 /// A 2026 result shaped for a legacy peer: no `resultType`, no 2026-only cache hints.
 fn legacy_result(mut result: Value) -> Value {
     if let Some(m) = result.as_object_mut() {
-        m.remove("resultType");
-        m.remove("ttlMs");
-        m.remove("cacheScope");
+        for key in MODERN_ONLY {
+            m.remove(key);
+        }
     }
     result
 }
@@ -133,6 +136,19 @@ pub(crate) fn hello_members(
         text.push_str(&json!(instructions).to_string());
     }
     text
+}
+
+/// The `_meta` members every request of a session carries, as JSON object members: its version,
+/// the client's capabilities and its `clientInfo`.
+#[cfg(feature = "http")]
+fn meta_members(version: &str, capabilities: &Value, client_info: &Value) -> String {
+    format!(
+        "{}:{},{}:{capabilities},{}:{client_info}",
+        json!(crate::wire::META_VERSION),
+        json!(version),
+        json!(crate::wire::META_CAPS),
+        json!(crate::wire::META_CLIENT_INFO),
+    )
 }
 
 /// The version a legacy client asked for if it is served, else the newest legacy version.
@@ -202,20 +218,10 @@ impl Server {
             ));
             return (error_text(Some(id), error), None);
         }
-        #[cfg(feature = "http")]
-        let meta_members = format!(
-            "{}:{},{}:{},{}:{}",
-            json!(crate::wire::META_VERSION),
-            json!(version),
-            json!(crate::wire::META_CAPS),
-            capabilities,
-            json!(crate::wire::META_CLIENT_INFO),
-            client_info
-        );
         let session = Session {
             version: version.to_string(),
             #[cfg(feature = "http")]
-            meta_members,
+            meta_members: meta_members(version, &capabilities, &client_info),
             capabilities,
             client_info,
             log_level: Mutex::new(None),
@@ -451,7 +457,7 @@ fn legacy_reply(reply: Reply) -> String {
 fn strip_modern(result: &mut ServerResult) -> bool {
     fn extra(extra: &mut Map<String, Value>) {
         if !extra.is_empty() {
-            for key in ["resultType", "ttlMs", "cacheScope"] {
+            for key in MODERN_ONLY {
                 extra.remove(key);
             }
         }

@@ -5,9 +5,7 @@
 use super::Session;
 use crate::wire::lock;
 use indexmap::IndexMap;
-use serde_json::json;
 use serde_json::value::RawValue;
-use serde_json::Value;
 use std::borrow::Cow;
 
 /// The methods a legacy session answers itself rather than through the handlers.
@@ -69,11 +67,6 @@ impl<'a> LegacyRequest<'a> {
         self.id.get()
     }
 
-    /// The id, as a JSON value (for an error reply).
-    pub(crate) fn id_value(&self) -> Value {
-        serde_json::from_str(self.id.get()).unwrap_or(Value::Null)
-    }
-
     /// `params.name`, when it is a string.
     pub(crate) fn name(&self) -> Option<Cow<'a, str>> {
         let raw = self.params.get("name")?.get();
@@ -100,58 +93,52 @@ impl<'a> LegacyRequest<'a> {
                 + session.meta_members.len()
                 + 96,
         );
-        let member = |out: &mut Vec<u8>, first: &mut bool, name: &str, value: &str| {
+        // A member's name needs no escaping: names were read borrowed (no escapes), and the
+        // `_meta` names are plain.
+        let name = |out: &mut Vec<u8>, first: &mut bool, name: &str| {
             if !std::mem::take(first) {
                 out.push(b',');
             }
             out.push(b'"');
             out.extend_from_slice(name.as_bytes());
             out.extend_from_slice(b"\":");
-            out.extend_from_slice(value.as_bytes());
         };
-        out.push(b'{');
-        let mut first = true;
-        for (name, value) in &self.members {
-            if *name != "params" {
-                member(&mut out, &mut first, name, value.get());
-            }
-        }
-        if !std::mem::take(&mut first) {
-            out.push(b',');
-        }
-        out.extend_from_slice(b"\"params\":{");
-        let mut first_param = true;
-        for (name, value) in &self.params {
-            if *name != "_meta" {
-                member(&mut out, &mut first_param, name, value.get());
-            }
-        }
-        if !first_param {
-            out.push(b',');
-        }
-        out.extend_from_slice(b"\"_meta\":{");
         let ours = [
             crate::wire::META_VERSION,
             crate::wire::META_CAPS,
             crate::wire::META_CLIENT_INFO,
             crate::wire::META_LOG_LEVEL,
         ];
-        let mut first_meta = true;
-        for (name, value) in &client_meta {
-            let replaced =
-                ours.contains(name) && (*name != crate::wire::META_LOG_LEVEL || level.is_some());
+        out.push(b'{');
+        let mut first = true;
+        for (member, value) in self.members.iter().filter(|(n, _)| **n != "params") {
+            name(&mut out, &mut first, member);
+            out.extend_from_slice(value.get().as_bytes());
+        }
+        name(&mut out, &mut first, "params");
+        out.push(b'{');
+        let mut first = true;
+        for (member, value) in self.params.iter().filter(|(n, _)| **n != "_meta") {
+            name(&mut out, &mut first, member);
+            out.extend_from_slice(value.get().as_bytes());
+        }
+        name(&mut out, &mut first, "_meta");
+        out.push(b'{');
+        let mut first = true;
+        for (member, value) in &client_meta {
+            let replaced = ours.contains(member)
+                && (*member != crate::wire::META_LOG_LEVEL || level.is_some());
             if !replaced {
-                member(&mut out, &mut first_meta, name, value.get());
+                name(&mut out, &mut first, member);
+                out.extend_from_slice(value.get().as_bytes());
             }
         }
-        if !first_meta {
+        if !std::mem::take(&mut first) {
             out.push(b',');
         }
         out.extend_from_slice(session.meta_members.as_bytes());
         if let Some(level) = level {
-            out.push(b',');
-            out.extend_from_slice(json!(crate::wire::META_LOG_LEVEL).to_string().as_bytes());
-            out.push(b':');
+            name(&mut out, &mut first, crate::wire::META_LOG_LEVEL);
             out.extend_from_slice(level.to_string().as_bytes());
         }
         out.extend_from_slice(b"}}}");
@@ -174,6 +161,7 @@ mod tests {
     use super::*;
     use crate::resume::live::Outbound;
     use crate::wire::Incoming;
+    use serde_json::{json, Value};
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
 
@@ -182,15 +170,7 @@ mod tests {
         let client_info = json!({"name": "c", "version": "1"});
         Session {
             version: "2025-11-25".into(),
-            meta_members: format!(
-                "{}:{},{}:{},{}:{}",
-                json!(crate::wire::META_VERSION),
-                json!("2025-11-25"),
-                json!(crate::wire::META_CAPS),
-                capabilities,
-                json!(crate::wire::META_CLIENT_INFO),
-                client_info
-            ),
+            meta_members: super::super::meta_members("2025-11-25", &capabilities, &client_info),
             capabilities,
             client_info,
             log_level: Mutex::new(level.map(|l| json!(l))),
