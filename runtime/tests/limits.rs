@@ -12,16 +12,17 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-/// The fixture server with these limits, on an ephemeral port; its address, the server, the
-/// trigger of its shutdown, and the serving task.
-async fn start(
-    limits: Limits,
-) -> (
+/// A server serving: its address, the server, the trigger of its shutdown, the serving task.
+type Started = (
     std::net::SocketAddr,
     Arc<Server>,
     tokio::sync::oneshot::Sender<()>,
     tokio::task::JoinHandle<std::io::Result<()>>,
-) {
+);
+
+/// The fixture server with these limits, on an ephemeral port; its address, the server, the
+/// trigger of its shutdown, and the serving task.
+async fn start(limits: Limits) -> Started {
     start_with(HttpConfig {
         limits,
         ..HttpConfig::default()
@@ -30,14 +31,7 @@ async fn start(
 }
 
 /// [`start`] with these settings.
-async fn start_with(
-    config: HttpConfig,
-) -> (
-    std::net::SocketAddr,
-    Arc<Server>,
-    tokio::sync::oneshot::Sender<()>,
-    tokio::task::JoinHandle<std::io::Result<()>>,
-) {
+async fn start_with(config: HttpConfig) -> Started {
     let server = Arc::new(
         mcp_tests::conformance::server(Server::builder())
             .build()

@@ -145,7 +145,7 @@ pub async fn call(
 ) -> Result<Value, String> {
     let body = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params });
     let body = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
-    let req = tools_call_request(hyper::Request::post(url), tool, body)?;
+    let req = mcp_request(hyper::Request::post(url), "tools/call", tool, body)?;
     let resp = client
         .request(req)
         .await
@@ -156,18 +156,19 @@ pub async fn call(
         .map_err(|e| format!("HTTP {status}: {e}: {}", String::from_utf8_lossy(&bytes)))
 }
 
-/// `post` (a POST builder with its URI) as a `tools/call` of `tool` with the headers every
-/// request of a flow carries, and `body`.
-fn tools_call_request(
+/// `post` (a POST builder with its URI) as a 2026-07-28 request of `method` naming `name` (its
+/// `Mcp-Name`), with the headers every request of a flow carries, and `body`.
+fn mcp_request(
     post: hyper::http::request::Builder,
-    tool: &str,
+    method: &str,
+    name: &str,
     body: Vec<u8>,
 ) -> Result<hyper::Request<Full<Bytes>>, String> {
     post.header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", tool)
+        .header("mcp-method", method)
+        .header("mcp-name", name)
         .body(Full::new(Bytes::from(body)))
         .map_err(|e| e.to_string())
 }
@@ -251,16 +252,22 @@ impl Conns {
         Ok(Conn { send })
     }
 
-    /// POSTs one `tools/call` body on `conn` and returns the reply's body.
-    async fn post(&self, conn: &mut Conn, tool: &str, body: Vec<u8>) -> Result<Bytes, String> {
-        let post = hyper::Request::post(self.path.as_str()).header("host", self.addr.as_str());
-        let req = tools_call_request(post, tool, body)?;
+    /// POSTs one 2026-07-28 request of `method` naming `name` on `conn` and returns the reply's
+    /// body; an HTTP error status is an error.
+    pub async fn post(
+        &self,
+        conn: &mut Conn,
+        method: &str,
+        name: &str,
+        body: Vec<u8>,
+    ) -> Result<Bytes, String> {
+        let req = mcp_request(self.request(hyper::Method::POST), method, name, body)?;
         let resp = self.send(conn, req).await?;
         let status = resp.status();
         let bytes = read_body(resp).await?;
         if !status.is_success() {
             return Err(format!(
-                "HTTP {status}: {}",
+                "{method}: HTTP {status}: {}",
                 String::from_utf8_lossy(&bytes)
             ));
         }
@@ -402,10 +409,16 @@ struct RequestedSchema<'a> {
     properties: BTreeMap<Cow<'a, str>, IgnoredAny>,
 }
 
+/// One content block of a result, as the generator reads it: its text.
 #[derive(Deserialize)]
-struct ReplyContent<'a> {
+pub struct ReplyContent<'a> {
     #[serde(borrow)]
     text: Option<Cow<'a, str>>,
+}
+
+/// The text of a result's first content block.
+pub fn first_text<'c>(content: &'c [ReplyContent<'_>]) -> Option<&'c str> {
+    content.first().and_then(|c| c.text.as_deref())
 }
 
 /// The answers to one round's input requests, written as [`answer`] does.
@@ -503,7 +516,7 @@ pub async fn run_flow_timed(
         )
         .map_err(|e| e.to_string())?;
         let sent = Instant::now();
-        let bytes = conns.post(conn, flow.tool, body).await?;
+        let bytes = conns.post(conn, "tools/call", flow.tool, body).await?;
         if let Some(each) = each.as_deref_mut() {
             each.push(sent.elapsed().as_micros().min(u32::MAX as u128) as u32);
         }
@@ -520,11 +533,7 @@ pub async fn run_flow_timed(
             state = result.request_state.map(ToOwned::to_owned);
             continue;
         }
-        let text = result
-            .content
-            .first()
-            .and_then(|c| c.text.as_deref())
-            .unwrap_or_default();
+        let text = first_text(&result.content).unwrap_or_default();
         if text != flow.expect || result.is_error {
             return Err(format!(
                 "unexpected result {}",

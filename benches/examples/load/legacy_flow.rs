@@ -21,7 +21,9 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::generator::{answer_text, read_body, Conn, Conns, InputParams};
+use crate::generator::{
+    answer_text, first_text, read_body, Conn, Conns, InputParams, ReplyContent,
+};
 
 /// The text the elicitation session's tool must end with.
 const EXPECT: &str = "Hello, Ada!";
@@ -71,13 +73,7 @@ struct MessageResult<'a> {
     #[serde(borrow)]
     protocol_version: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    content: Vec<Content<'a>>,
-}
-
-#[derive(Deserialize)]
-struct Content<'a> {
-    #[serde(borrow)]
-    text: Option<Cow<'a, str>>,
+    content: Vec<ReplyContent<'a>>,
 }
 
 /// What the reply to a request said: the negotiated version (of `initialize`), the first text.
@@ -97,11 +93,7 @@ impl Replied {
             .ok_or_else(|| format!("no result: {}", String::from_utf8_lossy(raw)))?;
         Ok(Replied {
             version: result.protocol_version.as_deref().map(str::to_string),
-            text: result
-                .content
-                .first()
-                .and_then(|c| c.text.as_deref())
-                .map(str::to_string),
+            text: first_text(&result.content).map(str::to_string),
         })
     }
 }

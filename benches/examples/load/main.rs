@@ -417,6 +417,15 @@ fn tail_cell(m: &Merged) -> String {
     format!("{:.2} / {:.2} / {:.2}", m.ms(0.5), m.ms(0.99), m.ms(0.999))
 }
 
+/// The first error of each measurement that had one, on stderr (the tables count them).
+fn report_first_errors<'a>(measured: impl IntoIterator<Item = &'a Merged>) {
+    for m in measured {
+        if let Some(e) = &m.first_error {
+            eprintln!("first error: {e}");
+        }
+    }
+}
+
 /// `a / b`, as a table cell.
 fn ratio(a: f64, b: f64) -> String {
     format!("{:.2}", a / b.max(1e-9))
@@ -603,16 +612,13 @@ async fn run(d: Duration, reps: usize, poll_idle: bool) -> Result<(), String> {
             ratio(peak as f64, rss_end[0].1 as f64)
         );
     }
-    for m in e2e_results
-        .iter()
-        .flatten()
-        .chain(replay_results.iter().flatten())
-        .chain(open_results.iter().flatten())
-    {
-        if let Some(e) = &m.first_error {
-            eprintln!("first error: {e}");
-        }
-    }
+    report_first_errors(
+        e2e_results
+            .iter()
+            .flatten()
+            .chain(replay_results.iter().flatten())
+            .chain(open_results.iter().flatten()),
+    );
     Ok(())
 }
 
@@ -732,11 +738,7 @@ async fn run_c1(mode: C1, d: Duration, reps: usize) -> Result<(), String> {
             r.errors
         );
     }
-    for m in results.iter().flatten() {
-        if let Some(e) = &m.first_error {
-            eprintln!("first error: {e}");
-        }
-    }
+    report_first_errors(results.iter().flatten());
     Ok(())
 }
 
@@ -789,11 +791,7 @@ async fn run_metrics(d: Duration, reps: usize) -> Result<(), String> {
             );
         }
     }
-    for m in results.iter().flatten() {
-        if let Some(e) = &m.first_error {
-            eprintln!("first error: {e}");
-        }
-    }
+    report_first_errors(results.iter().flatten());
     Ok(())
 }
 
@@ -952,11 +950,7 @@ async fn run_legacy(only: &str, d: Duration, reps: usize) -> Result<(), String> 
         "\nServer RSS (KiB) after warm-up and at the end: ours {} and {}, rmcp {} and {}.",
         rss_start[0], rss_end[0], rss_start[1], rss_end[1]
     );
-    for m in results.iter().flatten().flatten() {
-        if let Some(e) = &m.first_error {
-            eprintln!("first error: {e}");
-        }
-    }
+    report_first_errors(results.iter().flatten().flatten());
     Ok(())
 }
 
@@ -1065,11 +1059,7 @@ async fn run_tasks(d: Duration, reps: usize) -> Result<(), String> {
             );
         }
     }
-    for m in results.iter().flatten().flatten() {
-        if let Some(e) = &m.first_error {
-            eprintln!("first error: {e}");
-        }
-    }
+    report_first_errors(results.iter().flatten().flatten());
     Ok(())
 }
 

@@ -7,12 +7,11 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use http_body_util::Full;
 use hyper::body::Bytes;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
-use crate::generator::{answer_text, read_body, Conn, Conns, InputRequest};
+use crate::generator::{answer_text, first_text, Conn, Conns, InputRequest, ReplyContent};
 
 /// The task flows.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -70,13 +69,7 @@ struct Outcome<'a> {
 #[derive(Deserialize)]
 struct Final<'a> {
     #[serde(borrow, default)]
-    content: Vec<Content<'a>>,
-}
-
-#[derive(Deserialize)]
-struct Content<'a> {
-    #[serde(borrow)]
-    text: Option<Cow<'a, str>>,
+    content: Vec<ReplyContent<'a>>,
 }
 
 /// POST one request of `method` naming `name` (the `Mcp-Name` header) with `params` (JSON
@@ -92,25 +85,7 @@ async fn post(
     let body = format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params},"_meta":{META}}}}}"#
     );
-    let req = conns
-        .request(hyper::Method::POST)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method)
-        .header("mcp-name", name)
-        .body(Full::new(Bytes::from(body)))
-        .map_err(|e| e.to_string())?;
-    let resp = conns.send(conn, req).await?;
-    let status = resp.status();
-    let bytes = read_body(resp).await?;
-    if !status.is_success() {
-        return Err(format!(
-            "{method}: HTTP {status}: {}",
-            String::from_utf8_lossy(&bytes)
-        ));
-    }
-    Ok(bytes)
+    conns.post(conn, method, name, body.into_bytes()).await
 }
 
 /// The result of a reply, or why there is none.
@@ -160,11 +135,7 @@ pub async fn run(conns: &Conns, conn: &mut Conn, task: Task, id: &mut u64) -> Re
         let got = outcome(&got, "tasks/get")?;
         match got.status.as_deref() {
             Some("completed") => {
-                let text = got
-                    .result
-                    .as_ref()
-                    .and_then(|r| r.content.first())
-                    .and_then(|c| c.text.as_deref());
+                let text = got.result.as_ref().and_then(|r| first_text(&r.content));
                 return if text == Some(expect) {
                     Ok(requests)
                 } else {
