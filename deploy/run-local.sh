@@ -28,8 +28,9 @@ for i in 1 2 3; do
   pids+=($!)
   export "MCP_BACKEND_$i=127.0.0.1:$port"
 done
-export MCP_PROXY_BIND="127.0.0.1:${MCP_PROXY_PORT:-8080}"
+export MCP_PROXY_BIND="127.0.0.1:${MCP_PROXY_PORT:-8080}" MCP_PROXY_ADMIN="$work/haproxy.sock"
 haproxy -W -db -f deploy/haproxy.cfg &
 pids+=($!)
 echo "serving http://$MCP_PROXY_BIND/mcp through HAProxy to $MCP_BACKEND_1, $MCP_BACKEND_2 and $MCP_BACKEND_3 (logs in $work)"
+echo "HAProxy's runtime API: $MCP_PROXY_ADMIN (e.g. echo 'set server oxmcp/mcp1 state drain' | socat stdio $MCP_PROXY_ADMIN)"
 wait

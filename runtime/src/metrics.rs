@@ -12,6 +12,7 @@
 //! | `mcp_tasks_total` | counter | `status`: tasks created, and ended by status |
 //! | `mcp_state_refused_total` | counter | `reason`: `requestState` tokens refused |
 //! | `mcp_task_store_errors_total` | counter | errors of the task store (Redis) |
+//! | `mcp_requests_while_draining_total` | counter | requests outside a 2025 session that arrived while the server drained (a load balancer still routing to it) |
 
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
@@ -52,6 +53,7 @@ pub(crate) struct Metrics {
     tasks: Family<Labels<1>, Counter>,
     state_refused: Family<Labels<1>, Counter>,
     store_errors: Counter,
+    while_draining: Counter,
 }
 
 impl Metrics {
@@ -67,6 +69,7 @@ impl Metrics {
         let tasks = Family::<Labels<1>, Counter>::default();
         let state_refused = Family::<Labels<1>, Counter>::default();
         let store_errors = Counter::default();
+        let while_draining = Counter::default();
         registry.register(
             "mcp_requests",
             "Requests answered, by method and outcome",
@@ -107,6 +110,11 @@ impl Metrics {
             "Errors of the task store",
             store_errors.clone(),
         );
+        registry.register(
+            "mcp_requests_while_draining",
+            "Requests outside a 2025-era session that arrived while the server drained",
+            while_draining.clone(),
+        );
         Metrics {
             by_method: arc_swap::ArcSwap::from_pointee(Vec::new()),
             registry,
@@ -118,6 +126,7 @@ impl Metrics {
             tasks,
             state_refused,
             store_errors,
+            while_draining,
         }
     }
 
@@ -200,6 +209,11 @@ impl Metrics {
     /// An error of the task store.
     pub(crate) fn store_error(&self) {
         self.store_errors.inc();
+    }
+
+    /// A request outside a 2025-era session arrived while the server drained.
+    pub(crate) fn while_draining(&self) {
+        self.while_draining.inc();
     }
 
     /// Every metric in the Prometheus text format.

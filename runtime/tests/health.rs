@@ -57,6 +57,13 @@ async fn get(url: &str, host: &str) -> (u16, String) {
     (status, String::from_utf8_lossy(&body).into_owned())
 }
 
+/// The value of the series `name` in Prometheus text (0 when absent).
+fn series(text: &str, name: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
 /// Serve `server` with `limits` at a fresh address until told to stop: its base URL, the stop
 /// signal and the serving task.
 async fn serve_until_stopped(
@@ -88,6 +95,7 @@ async fn serve_until_stopped(
 async fn a_draining_server_moves_sessions_away_and_ends_their_streams() {
     use mcp_tests::support::post;
     let server = mcp_tests::conformance::server(Server::builder())
+        .metrics()
         .build()
         .unwrap();
     let (base, stop_tx, serving) = serve_until_stopped(
@@ -121,12 +129,12 @@ async fn a_draining_server_moves_sessions_away_and_ends_their_streams() {
     // The session's standalone stream, held open.
     let http = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
         .build_http::<http_body_util::Empty<hyper::body::Bytes>>();
-    let mut get = hyper::Request::get(&url);
+    let mut open = hyper::Request::get(&url);
     for (k, v) in in_session {
-        get = get.header(k, v);
+        open = open.header(k, v);
     }
     let stream = http
-        .request(get.body(Default::default()).unwrap())
+        .request(open.body(Default::default()).unwrap())
         .await
         .unwrap();
     assert_eq!(stream.status(), 200);
@@ -142,6 +150,13 @@ async fn a_draining_server_moves_sessions_away_and_ends_their_streams() {
                       "params": {"requestId": 99}});
     let (status, _, _) = post(&url, note.to_string().into_bytes(), &in_session).await;
     assert_eq!(status, 202, "notifications and answers still arrive");
+    // A session's own requests are not new work a load balancer sent astray.
+    let (_, metrics) = get(&format!("{base}/metrics"), "localhost").await;
+    assert_eq!(
+        series(&metrics, "mcp_requests_while_draining_total"),
+        0.0,
+        "{metrics}"
+    );
     // The open stream does not hold the shutdown to its 30 s grace.
     tokio::time::timeout(Duration::from_secs(5), serving)
         .await
@@ -156,6 +171,7 @@ async fn liveness_and_readiness_follow_the_task_store_and_the_drain() {
     let store = Arc::new(Flaky::default());
     let server = mcp_tests::conformance::server(Server::builder())
         .task_store(store.clone())
+        .metrics()
         .build()
         .unwrap();
     let (base, stop_tx, serving) = serve_until_stopped(
@@ -204,6 +220,13 @@ async fn liveness_and_readiness_follow_the_task_store_and_the_drain() {
     )
     .await;
     assert_eq!(status, 200, "{reply}");
+    // That request was new work routed to an instance that was not ready: counted.
+    let (_, metrics) = get(&format!("{base}/metrics"), "localhost").await;
+    assert_eq!(
+        series(&metrics, "mcp_requests_while_draining_total"),
+        1.0,
+        "{metrics}"
+    );
     // After the drain the server stops.
     tokio::time::timeout(Duration::from_secs(5), serving)
         .await
@@ -288,13 +311,7 @@ async fn metrics_count_requests_rounds_sessions_and_refusals() {
             .await
         }
     };
-    let value = |text: &str, series: &str| -> f64 {
-        text.lines()
-            .find(|l| l.starts_with(series))
-            .and_then(|l| l.rsplit(' ').next())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0.0)
-    };
+    let value = series;
     let (_, before) = get(&format!("{base}/metrics"), "10.0.0.7").await;
     assert_eq!(
         value(

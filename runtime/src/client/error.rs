@@ -20,6 +20,11 @@ pub enum ClientError {
     /// A skill file failed verification (its size, its digest, or a `SKILL.md` whose
     /// frontmatter differs from the skill's entry): its content must not be used.
     Unverified(String),
+    /// The request may have reached the server, but its reply was lost: the connection broke
+    /// before or while the reply came, or a proxy answered 502, 503 or 504 without a JSON-RPC
+    /// body (the instance behind it stopped or died). Whether the server acted on the request
+    /// is unknown; [`Client::resend_lost`] sends such a request again.
+    ReplyLost(String),
     /// The server no longer knows the client's 2025 session (HTTP 404 to a request in it):
     /// the client opens a new session and sends the request there (up to three times, as a new
     /// session may land on an instance that is stopping too); this error is what remains when
@@ -51,6 +56,7 @@ impl fmt::Display for ClientError {
             ClientError::Unverified(m) => write!(f, "unverified skill file: {m}"),
             ClientError::Unauthorized(m) => write!(f, "unauthorized: {m}"),
             ClientError::SessionEnded(m) => write!(f, "session ended: {m}"),
+            ClientError::ReplyLost(m) => write!(f, "reply lost: {m}"),
             ClientError::Timeout { method, after } => {
                 write!(f, "no reply to {method} within {after:?}")
             }
@@ -59,6 +65,17 @@ impl fmt::Display for ClientError {
 }
 
 impl std::error::Error for ClientError {}
+
+/// A failed HTTP exchange as the client reports it: a connection that could not be made is a
+/// transport error (nothing was sent); any later failure may have left the request with the
+/// server, so its reply is lost.
+pub(crate) fn exchange_failed(url: &str, e: &hyper_util::client::legacy::Error) -> ClientError {
+    if e.is_connect() {
+        ClientError::Transport(format!("{url}: {}", causes(e)))
+    } else {
+        ClientError::ReplyLost(format!("{url}: {}", causes(e)))
+    }
+}
 
 /// An error and every cause under it, on one line (`client error (Connect): tcp connect error:
 /// Connection refused (os error 111)`), so a failed connection says why.

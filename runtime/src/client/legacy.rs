@@ -20,6 +20,8 @@ pub(super) enum Opened {
     Stream(hyper::body::Incoming),
     /// The server offers none (405, or any refusal), for this reason.
     Refused(String),
+    /// The server no longer knows the session (404).
+    Gone,
     /// It could not be reached; try again later.
     Failed(String),
 }
@@ -83,6 +85,7 @@ impl LegacyHttp {
         }
         match self.http.request(req).await {
             Ok(resp) if resp.status().is_success() => Opened::Stream(resp.into_body()),
+            Ok(resp) if resp.status() == hyper::StatusCode::NOT_FOUND => Opened::Gone,
             Ok(resp) => Opened::Refused(format!("HTTP {}", resp.status())),
             Err(e) => Opened::Failed(format!("{}: {}", self.url, causes(&e))),
         }
@@ -108,8 +111,17 @@ impl LegacyHttp {
             .http
             .request(req)
             .await
-            .map_err(|e| ClientError::Transport(format!("{}: {}", self.url, causes(&e))))?;
+            .map_err(|e| error::exchange_failed(&self.url, &e))?;
+        let status = resp.status();
         let _ = resp.into_body().collect().await;
+        // The answer reached no one: the session is gone with its instance, and the request
+        // the answer was for goes again in a new session.
+        if status == hyper::StatusCode::NOT_FOUND {
+            return Err(ClientError::SessionEnded(format!(
+                "{}: an answer to the server was refused (HTTP 404)",
+                self.url
+            )));
+        }
         Ok(())
     }
 }
@@ -132,7 +144,7 @@ pub(super) async fn standalone_stream(
             Some(stream) => stream,
             None => match listener.open(cursor.last.as_deref()).await {
                 Opened::Stream(stream) => stream,
-                Opened::Refused(_) => return,
+                Opened::Refused(_) | Opened::Gone => return,
                 Opened::Failed(e) => {
                     failures += 1;
                     if failures > MAX_RECONNECTS {

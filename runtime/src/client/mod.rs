@@ -233,6 +233,8 @@ pub struct Client {
     forced: Option<Era>,
     /// The default limit on each request's reply ([`Client::timeout`]).
     timeout: Option<Duration>,
+    /// How many times a request whose reply was lost is sent again ([`Client::resend_lost`]).
+    resend_lost: u32,
     /// The progress callbacks of the requests in flight ([`Client::with_progress`]).
     watchers: Watchers,
     /// A legacy HTTP session's standalone stream reader, stopped with the client.
@@ -327,6 +329,12 @@ const MAX_REPLY_LINE: usize = 64 * 1024 * 1024;
 /// refreshes, step-ups, DPoP nonces).
 #[cfg(feature = "oauth")]
 const MAX_SENDS: u32 = 8;
+
+/// The pause before a request whose reply was lost is sent for the `nth` time again: long
+/// enough for a load balancer to see an instance gone, short beside a person waiting.
+fn resend_pause(nth: u32) -> Duration {
+    Duration::from_millis(50 * u64::from(nth.min(10)))
+}
 
 /// How many new sessions a request whose session the server no longer knows is tried in.
 const SESSION_RENEWALS: usize = 3;
@@ -555,6 +563,7 @@ impl Client {
             headers: Arc::new(Headers::default()),
             forced: None,
             timeout: Some(DEFAULT_TIMEOUT),
+            resend_lost: 0,
             watchers: Watchers::default(),
         }
     }
@@ -660,6 +669,20 @@ impl Client {
     /// given its own limit with [`Client::within`].
     pub fn timeout(mut self, limit: Option<Duration>) -> Self {
         self.timeout = limit;
+        self
+    }
+
+    /// Send a request again, up to `times` times a little apart, when its reply is lost
+    /// ([`ClientError::ReplyLost`]): behind a load balancer an instance can stop or die with the
+    /// request in flight, and the proxy answers 502 or drops the connection. A 2026-07-28
+    /// request carries all it needs (its `requestState`), so any instance can take it again; in
+    /// a 2025 session it is sent again in the session, and when the session died with its
+    /// instance (404) the client moves to a new session as it always does. Off by default: the
+    /// server may have acted before the reply was lost, so a resent request can run twice. Turn
+    /// it on where running a request again does no harm (a multi-round tool already runs again
+    /// from its start on every round).
+    pub fn resend_lost(mut self, times: u32) -> Self {
+        self.resend_lost = times;
         self
     }
 
@@ -819,8 +842,20 @@ impl Client {
             "clientInfo": self.info}});
         let (reply, session) = match &self.transport {
             Transport::Http { url, http } => {
-                self.post_legacy(url, http, LEGACY_VERSION, None, &msg)
-                    .await?
+                let mut resent = 0;
+                loop {
+                    match self
+                        .post_legacy(url, http, LEGACY_VERSION, None, &msg)
+                        .await
+                    {
+                        // Nothing is lost but a session the server will expire.
+                        Err(ClientError::ReplyLost(_)) if resent < self.resend_lost => {
+                            resent += 1;
+                            tokio::time::sleep(resend_pause(resent)).await;
+                        }
+                        other => break other?,
+                    }
+                }
             }
             Transport::Stdio { .. } | Transport::InProcess { .. } => (self.send(&msg).await?, None),
         };
@@ -853,7 +888,7 @@ impl Client {
                 let first = tokio::time::timeout(Duration::from_secs(2), listener.open(None)).await;
                 let first = match first {
                     Ok(Opened::Stream(first)) => Some(Some(first)),
-                    Ok(Opened::Refused(_) | Opened::Failed(_)) => None,
+                    Ok(Opened::Refused(_) | Opened::Failed(_) | Opened::Gone) => None,
                     Err(_) => Some(None),
                 };
                 if let Some(first) = first {
@@ -971,7 +1006,12 @@ impl Client {
                 let mut events = eventsource_stream::EventStream::new(body.into_data_stream());
                 let mut progressed = false;
                 while let Some(ev) = events.next().await {
-                    let ev = ev.map_err(|e| ClientError::Transport(e.to_string()))?;
+                    let ev = match ev {
+                        Ok(ev) => ev,
+                        // A session's stream is resumed below; any other is lost.
+                        Err(_) if session.is_some() => break,
+                        Err(e) => return Err(ClientError::ReplyLost(e.to_string())),
+                    };
                     cursor.saw(&ev);
                     let Ok(v) = serde_json::from_str::<Value>(&ev.data) else {
                         continue;
@@ -1004,6 +1044,14 @@ impl Client {
                 tokio::time::sleep(cursor.retry).await;
                 body = match s.open(Some(last)).await {
                     Opened::Stream(body) => body,
+                    // The session is gone (its instance stopped, say): the request is sent
+                    // again in a new one.
+                    Opened::Gone => {
+                        return Err(ClientError::SessionEnded(format!(
+                            "{}: the session's stream cannot be resumed (HTTP 404)",
+                            s.url
+                        )))
+                    }
                     Opened::Refused(why) | Opened::Failed(why) => {
                         return Err(ClientError::Transport(format!(
                             "resuming the event stream: {why}"
@@ -1011,7 +1059,7 @@ impl Client {
                     }
                 };
             }
-            return Err(ClientError::Transport(
+            return Err(ClientError::ReplyLost(
                 "event stream ended without a response".into(),
             ));
         }
@@ -1019,22 +1067,41 @@ impl Client {
             .into_body()
             .collect()
             .await
-            .map_err(|e| ClientError::Transport(e.to_string()))?
+            .map_err(|e| ClientError::ReplyLost(e.to_string()))?
             .to_bytes();
         if session.is_some() && (id.is_none() || body.is_empty()) {
             return Ok(Value::Null);
         }
-        serde_json::from_slice(&body)
-            .map_err(|_| ClientError::Transport(format!("HTTP {status} without a JSON-RPC body")))
+        serde_json::from_slice(&body).map_err(|_| {
+            let why = format!("HTTP {status} without a JSON-RPC body");
+            // A gateway's own answer: the instance behind it never replied.
+            if matches!(status.as_u16(), 502..=504) {
+                ClientError::ReplyLost(why)
+            } else {
+                ClientError::Transport(why)
+            }
+        })
     }
 
     /// Send one request (with `_meta` filled in) and return its `result`, within the time
     /// limit ([`Client::timeout`], or [`Client::within`] around the call). The first request
     /// also finds the server's era, within the same limit.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        self.request_noting(method, params, &AtomicBool::new(false))
+            .await
+    }
+
+    /// [`Client::request`], setting `resent` if the request was sent again after its reply was
+    /// lost.
+    async fn request_noting(
+        &self,
+        method: &str,
+        params: Value,
+        resent: &AtomicBool,
+    ) -> Result<Value, ClientError> {
         let limit = CALL_LIMIT.try_with(|limit| *limit).ok().or(self.timeout);
         match limit {
-            Some(after) => tokio::time::timeout(after, self.exchange(method, params))
+            Some(after) => tokio::time::timeout(after, self.exchange(method, params, resent))
                 .await
                 .unwrap_or_else(|_| {
                     Err(ClientError::Timeout {
@@ -1042,12 +1109,17 @@ impl Client {
                         after,
                     })
                 }),
-            None => self.exchange(method, params).await,
+            None => self.exchange(method, params, resent).await,
         }
     }
 
     /// [`Client::request`] without the time limit.
-    async fn exchange(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+    async fn exchange(
+        &self,
+        method: &str,
+        params: Value,
+        resent_flag: &AtomicBool,
+    ) -> Result<Value, ClientError> {
         let mut params = match params {
             Value::Object(m) => m,
             Value::Null => Map::new(),
@@ -1080,7 +1152,7 @@ impl Client {
             let reply = match &self.transport {
                 Transport::Http { url, http } => {
                     let mut era = era;
-                    let mut renewals = 0;
+                    let (mut renewals, mut resent) = (0, 0);
                     loop {
                         let Negotiated::Legacy { version, session } = &*era else {
                             return Err(ClientError::Protocol(
@@ -1099,14 +1171,30 @@ impl Client {
                             // that is itself stopping: a few tries, a little apart.
                             Err(ClientError::SessionEnded(_)) if renewals < SESSION_RENEWALS => {
                                 self.forget_session(&era);
-                                if renewals > 0 {
-                                    tokio::time::sleep(Duration::from_millis(
-                                        100 * renewals as u64,
-                                    ))
-                                    .await;
-                                }
-                                renewals += 1;
-                                era = self.negotiated().await?;
+                                era = loop {
+                                    if renewals > 0 {
+                                        tokio::time::sleep(Duration::from_millis(
+                                            100 * renewals as u64,
+                                        ))
+                                        .await;
+                                    }
+                                    renewals += 1;
+                                    match self.negotiated().await {
+                                        Ok(era) => break era,
+                                        // The new session's instance went away as it opened.
+                                        Err(
+                                            ClientError::SessionEnded(_)
+                                            | ClientError::ReplyLost(_),
+                                        ) if renewals < SESSION_RENEWALS => {}
+                                        Err(e) => return Err(e),
+                                    }
+                                };
+                            }
+                            // Sent again in the session: if the session went with its
+                            // instance, the answer is a 404 and the arm above moves on.
+                            Err(ClientError::ReplyLost(_)) if resent < self.resend_lost => {
+                                resent += 1;
+                                tokio::time::sleep(resend_pause(resent)).await;
                             }
                             other => break other?.0,
                         }
@@ -1129,8 +1217,20 @@ impl Client {
             }
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let mut reply = self.send(&msg).await?;
+        let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let mut resent = 0;
+        let mut reply = loop {
+            match self.send(&msg).await {
+                // Self-contained: any instance can take it again, under a new id.
+                Err(ClientError::ReplyLost(_)) if resent < self.resend_lost => {
+                    resent += 1;
+                    resent_flag.store(true, Ordering::Relaxed);
+                    tokio::time::sleep(resend_pause(resent)).await;
+                    msg["id"] = json!(self.next_id.fetch_add(1, Ordering::Relaxed));
+                }
+                other => break other?,
+            }
+        };
         // -32022: the server does not take our version. Retry once, with a new id, if it lists
         // one we speak (this client speaks only the latest).
         let unsupported = reply
@@ -1445,7 +1545,7 @@ impl Client {
             let resp = http
                 .request(req)
                 .await
-                .map_err(|e| ClientError::Transport(format!("{url}: {}", causes(&e))))?;
+                .map_err(|e| error::exchange_failed(url, &e))?;
             // A server whose challenges never end (a new DPoP nonce each time) gets its answer
             // passed on after a few sends.
             #[cfg(feature = "oauth")]
@@ -1483,11 +1583,15 @@ impl Client {
         }
     }
 
-    /// Run `method` to completion through any number of `input_required` rounds.
+    /// Run `method` to completion through any number of `input_required` rounds. A round whose
+    /// reply was lost and whose resend is refused for its `requestState` (the instance that
+    /// lost the reply had used the state once, and a state is single-use) starts the request
+    /// over: the server asks its questions again.
     pub async fn request_mrtr(&self, method: &str, params: Value) -> Result<Value, ClientError> {
         let mut state: Option<Value> = None;
         let mut responses: Option<Map<String, Value>> = None;
         for round in 0..self.max_rounds {
+            let stateful = state.is_some();
             let mut p = params.clone();
             if let Value::Object(m) = &mut p {
                 if let Some(r) = responses.take() {
@@ -1497,7 +1601,18 @@ impl Client {
                     m.insert("requestState".into(), s);
                 }
             }
-            let result = self.request(method, p).await?;
+            let resent = AtomicBool::new(false);
+            let result = match self.request_noting(method, p, &resent).await {
+                Err(ClientError::Rpc(e))
+                    if stateful
+                        && resent.load(Ordering::Relaxed)
+                        && e.code == error_codes::INVALID_PARAMS =>
+                {
+                    tracing::debug!(method, "a resent round's state was refused; starting over");
+                    continue;
+                }
+                other => other?,
+            };
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
                 // A missing resultType means complete.
                 return Ok(result);

@@ -80,6 +80,9 @@ pub(crate) struct Core {
     pub(crate) quotas: Arc<Quotas>,
     /// Set once the server is stopping: readiness fails from then on.
     pub(crate) draining: std::sync::atomic::AtomicBool,
+    /// Requests outside a 2025-era session that arrived while the server drained: new work a
+    /// load balancer sent to an instance that was no longer ready (logged when it stops).
+    pub(crate) while_draining: std::sync::atomic::AtomicU64,
 }
 
 impl Core {
@@ -89,5 +92,17 @@ impl Core {
         return self.config.auth.is_some();
         #[cfg(not(feature = "auth"))]
         return false;
+    }
+
+    /// Count a request outside a 2025-era session if it arrived while the server drained.
+    pub(crate) fn note_if_draining(&self) {
+        use std::sync::atomic::Ordering;
+        if self.draining.load(Ordering::Relaxed) {
+            self.while_draining.fetch_add(1, Ordering::Relaxed);
+            #[cfg(feature = "metrics")]
+            if let Some(metrics) = self.server.metrics() {
+                metrics.while_draining();
+            }
+        }
     }
 }

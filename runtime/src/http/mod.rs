@@ -59,6 +59,7 @@ impl App {
                 config,
                 quotas: Arc::new(Quotas::default()),
                 draining: Default::default(),
+                while_draining: Default::default(),
             }),
         }
     }
@@ -162,6 +163,7 @@ pub async fn serve_listener(
     let limits = config.limits.clone();
     let app = App::new(server.clone(), config);
     let core = app.core.clone();
+    let stopped = app.core.clone();
     let endpoint = Endpoint::new(app);
     // On the stop signal the server first drains: it reports not ready and goes on serving for
     // `limits.drain`, so a load balancer takes it out of rotation; then it stops accepting.
@@ -238,6 +240,19 @@ pub async fn serve_listener(
         );
     }
     connections.shutdown().await;
+    // New work routed here while not ready means the load balancer was too slow to notice
+    // (its health checks, or a drain it was not told of).
+    let strays = stopped
+        .while_draining
+        .load(std::sync::atomic::Ordering::Relaxed);
+    if strays > 0 {
+        tracing::warn!(
+            requests_while_draining = strays,
+            "stopped; new requests arrived while not ready"
+        );
+    } else {
+        tracing::info!(requests_while_draining = 0u64, "stopped");
+    }
     Ok(())
 }
 
@@ -341,6 +356,7 @@ where
                 .await
         }
         Route::Stateless => {
+            core.note_if_draining();
             modern::post(core, &app.sessions, headers, &body, caller, in_flight).await
         }
     }

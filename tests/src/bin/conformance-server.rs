@@ -18,7 +18,8 @@
 //! process reports not ready while it still serves), `MCP_MAX_SESSIONS`, `MCP_STATE_TTL_SECS`
 //! (how long a `requestState` stays valid; 300 by default), `MCP_TASK_TTL_SECS` (how long a
 //! task is kept) and `MCP_METRICS` (`1`: Prometheus
-//! metrics at `/metrics`; also `--metrics`).
+//! metrics at `/metrics`; also `--metrics`). With `RUST_LOG` set (`info`, say) the runtime's
+//! log goes to stderr.
 //! `--threads N` sets the tokio worker threads. The default is one fewer than the machine's cores
 //! (at least one): this server runs beside its clients (the conformance suite, the load
 //! generator) on the same host, and its requests are short (tens of µs), so a worker per core
@@ -67,6 +68,9 @@ fn env_value<T: std::str::FromStr>(name: &str) -> Result<Option<T>, String> {
 }
 
 async fn serve(args: Vec<String>) -> std::process::ExitCode {
+    if std::env::var_os("RUST_LOG").is_some() {
+        oxmcp::logging::init();
+    }
     let env = (|| -> Result<_, String> {
         Ok((
             env_value::<u16>("MCP_PORT")?,
