@@ -328,11 +328,13 @@ async fn a_server_without_legacy_refuses_initialize_naming_its_versions() {
     let mut client = Legacy::start(s, Limits::default());
     let reply = client.initialize(json!({})).await;
     assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    // The stateless versions the pins list.
     assert_eq!(
         reply["error"]["data"]["supported"],
-        json!(["2026-07-28"]),
+        json!(oxmcp::SUPPORTED_VERSIONS),
         "{reply}"
     );
+    assert!(oxmcp::SUPPORTED_VERSIONS.contains(&"2026-07-28"), "{reply}");
 }
 
 /// The server over HTTP on an ephemeral port; its base URL and address.

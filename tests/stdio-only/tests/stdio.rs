@@ -33,9 +33,10 @@ fn a_stdio_only_server_serves_a_multi_round_call() {
         json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
                            "params": {"_meta": meta()}}),
     );
+    // Every stateless version the pins list, the newest included.
     assert_eq!(
         found["result"]["supportedVersions"],
-        json!(["2026-07-28"]),
+        json!(oxmcp::schema::STATELESS_VERSIONS),
         "{found}"
     );
     assert!(

@@ -3,6 +3,10 @@
 //! bindings crate builds it behind its own feature; the generator's tests and `check` pass, the
 //! runtime serves it from the pins, and no file but the spec data, the pins and what the
 //! generator writes has changed.
+//!
+//! With the `new-version-tests` feature, one more test runs the whole `cargo test --workspace`
+//! in such a copy, with the new version's feature on (CI runs it:
+//! `cargo test -p mcp-tests --features new-version-tests --test new_version`).
 
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -133,11 +137,14 @@ fn codegen(dir: &Path, target: &Path, args: &[&str]) -> String {
     cargo(dir, target, &all)
 }
 
-#[test]
-fn a_made_up_version_is_pinned_generated_and_built_without_a_hand_edit() {
+/// A scratch copy of the repository in `target/new-version/<name>` with the made-up version
+/// pinned, generated and checked through the commands the README lists; checks that only spec
+/// data, pins and generated files changed. The copy's root, and the folder its cargo commands
+/// write binaries to.
+fn scratch_with_new_version(name: &str) -> (PathBuf, PathBuf) {
     // At the same path every run: the scratch crates' build artifacts (in the shared build
     // folder, named by their path) are replaced rather than added to.
-    let scratch = repo().join("target").join("new-version").join("scratch");
+    let scratch = repo().join("target").join("new-version").join(name);
     if scratch.exists() {
         std::fs::remove_dir_all(&scratch).unwrap();
     }
@@ -150,7 +157,10 @@ fn a_made_up_version_is_pinned_generated_and_built_without_a_hand_edit() {
     let before = snapshot(&root);
     // The scratch workspace's own crates build apart from this one's (their paths differ); the
     // registry dependencies are shared through the build folder, and its binaries go elsewhere.
-    let target = repo().join("target").join("new-version");
+    let target = repo()
+        .join("target")
+        .join("new-version")
+        .join(format!("{name}-bin"));
 
     // The commands the README lists for a new spec revision (with the command line alone: the
     // generator's client commands, which build the runtime, are not used here).
@@ -192,7 +202,12 @@ fn a_made_up_version_is_pinned_generated_and_built_without_a_hand_edit() {
         "schema/versions.json",
     ];
     assert_eq!(changed, expected, "files changed by pin and generate");
+    (root, target)
+}
 
+#[test]
+fn a_made_up_version_is_pinned_generated_and_built_without_a_hand_edit() {
+    let (root, target) = scratch_with_new_version("scratch");
     let versions = std::fs::read_to_string(root.join("generated/src/versions.rs")).unwrap();
     assert!(versions.contains("pub mod v2030_01_01;"), "{versions}");
     assert!(
@@ -235,5 +250,39 @@ fn a_made_up_version_is_pinned_generated_and_built_without_a_hand_edit() {
             "--features",
             "oxmcp-schema/all-versions",
         ],
+    );
+}
+
+/// The whole workspace's tests pass in a copy with the new version pinned, generated and its
+/// feature on, the project's own tests (which go over every pin) included. This test itself is
+/// left out there: it is what is running.
+#[cfg(feature = "new-version-tests")]
+#[test]
+fn the_whole_workspace_tests_pass_with_a_made_up_version() {
+    let (root, target) = scratch_with_new_version("workspace");
+    let out = cargo(
+        &root,
+        &target,
+        &[
+            "test",
+            "-q",
+            "--no-fail-fast",
+            "--workspace",
+            "--features",
+            "oxmcp-schema/v2030_01_01",
+            "--",
+            "--skip",
+            "a_made_up_version_is_pinned_generated_and_built_without_a_hand_edit",
+        ],
+    );
+    let passed: u64 = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("test result: ok. "))
+        .filter_map(|l| l.split(' ').next()?.parse::<u64>().ok())
+        .sum();
+    eprintln!("the scratch workspace passed {passed} tests");
+    assert!(
+        passed > 200,
+        "the workspace's tests ran: {passed} passed\n{out}"
     );
 }
