@@ -56,9 +56,13 @@ impl Target {
 
     /// [`Target::start`] with these environment variables set for the server.
     async fn start_with(name: &'static str, env: &[(&str, &str)]) -> Result<Self, String> {
-        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        // A/B runs: the fixture's slot may hold another build's bench server instead.
+        let (exe, served) = match (name, baseline()) {
+            ("fixture", Some(other)) => (other, "ours"),
+            _ => (std::env::current_exe().map_err(|e| e.to_string())?, name),
+        };
         let mut child = Command::new(exe)
-            .args(["serve", name])
+            .args(["serve", served])
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .kill_on_drop(true)
@@ -217,6 +221,13 @@ async fn measure_open(t: &Target, flow: &Flow, rate: f64, d: Duration, into: &mu
     into.add(o, t.cpu_us().saturating_sub(before));
 }
 
+/// `LOAD_FIXTURE_EXE`: a `load` binary of another build (another commit) whose bench server
+/// (`serve ours`) takes the fixture's place in every table, so that two builds are compared with
+/// each other and with the peers in one run.
+fn baseline() -> Option<std::path::PathBuf> {
+    std::env::var_os("LOAD_FIXTURE_EXE").map(Into::into)
+}
+
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("serve") {
@@ -316,6 +327,12 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
+    if let Some(other) = baseline() {
+        println!(
+            "(the \"fixture\" columns are `{} serve ours`, from LOAD_FIXTURE_EXE)\n",
+            other.display()
+        );
+    }
     // Held until the process ends: every server started below is measured with it.
     let held = if poll_idle {
         match idle::PollIdle::hold() {
