@@ -3,11 +3,14 @@
 # project (oxmcp with `default-features = false, features = ["stdio"]`, #[mcp_tool]) and
 # with rmcp 3.11 (features server, macros, transport-io; #[tool_router] over `stdio()`), the same
 # tool in each. Every build is clean: an empty target directory, dependencies included (what a
-# first build or a CI run pays), debug profile. Both crates share the repository's Cargo.lock;
-# the sides take turns in every round.
-# Usage: benches/stdio-build-time.sh [ROUNDS]   (default 1; prints a Markdown table of medians)
+# first build or a CI run pays), in the debug profile or, with `--release`, the release one.
+# Both crates share the repository's Cargo.lock; the sides take turns in every round.
+# Usage: benches/stdio-build-time.sh [ROUNDS] [--release]   (default 1; prints a Markdown table
+# of medians)
 set -euo pipefail
 rounds=${1:-1}
+profile=debug; release=()
+if [ "${2:-}" = --release ]; then profile=release; release=(--release); fi
 repo=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=benches/build-common.sh
 . "$repo/benches/build-common.sh"
@@ -78,8 +81,8 @@ for _ in $(seq "$rounds"); do
   for side in ours rmcp; do
     export CARGO_TARGET_DIR="$work/target-$side"
     rm -rf "$CARGO_TARGET_DIR"
-    times[$side]+="$(secs cargo build -q -p "stdio-tool-$side") "
-    test -x "$CARGO_TARGET_DIR/debug/stdio-tool-$side"
+    times[$side]+="$(secs cargo build -q "${release[@]}" -p "stdio-tool-$side") "
+    test -x "$CARGO_TARGET_DIR/$profile/stdio-tool-$side"
   done
 done
 for side in ours rmcp; do
@@ -87,7 +90,7 @@ for side in ours rmcp; do
 done
 o=$(printf '%s\n' ${times[ours]} | median)
 r=$(printf '%s\n' ${times[rmcp]} | median)
-echo "| one-tool stdio server, clean debug build (median of $rounds) | ours (s) | rmcp (s) | ours/rmcp |"
+echo "| one-tool stdio server, clean $profile build (median of $rounds) | ours (s) | rmcp (s) | ours/rmcp |"
 echo "|---|---|---|---|"
 echo "| time | $o | $r | $(echo "scale=2; $o / $r" | bc) |"
 echo "| crates compiled | ${crates[ours]} | ${crates[rmcp]} | |"
