@@ -358,8 +358,58 @@ async fn inside_a_session_the_version_header_must_be_the_sessions_and_a_batch_is
     let (status, _, reply) = in_session(&url, Some(&alice), &session, batch).await;
     assert_eq!(status, 400, "{reply}");
     assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    // What is no JSON-RPC message at all is refused too, not taken as a notification.
+    for junk in [
+        json!(42),
+        json!("ping"),
+        json!(null),
+        json!({}),
+        json!({"jsonrpc": "2.0", "id": 3}),
+        json!({"jsonrpc": "2.0", "method": 7}),
+    ] {
+        let (status, _, reply) = in_session(&url, Some(&alice), &session, junk.clone()).await;
+        assert_eq!(status, 400, "{junk}: {reply}");
+        assert_eq!(reply["error"]["code"], -32600, "{junk}: {reply}");
+    }
+    // Responses and notifications are still taken.
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"});
+    let (status, _, _) = in_session(&url, Some(&alice), &session, note).await;
+    assert_eq!(status, 202);
+    let answer = json!({"jsonrpc": "2.0", "id": "unknown", "result": {}});
+    let (status, _, _) = in_session(&url, Some(&alice), &session, answer).await;
+    assert_eq!(status, 202);
     let (status, _, _) = in_session(&url, Some(&alice), &session, ping).await;
     assert_eq!(status, 200);
+}
+
+/// A request id names its call until the call ends: a second request under an id still in
+/// flight is refused (it would take over the first one's cancellation); once the call ended,
+/// the id is free again.
+#[tokio::test]
+async fn inside_a_session_an_id_still_in_flight_is_refused() {
+    let url = start().await;
+    let alice = token("alice", "", &url);
+    let session = open_session(&url, &alice).await;
+    let slow = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                      "params": {"name": "test_sleep", "arguments": {"ms": 800}}});
+    let first = {
+        let (url, alice, session) = (url.clone(), alice.clone(), session.clone());
+        tokio::spawn(async move { in_session(&url, Some(&alice), &session, slow).await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let again = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
+    let (status, _, reply) = in_session(&url, Some(&alice), &session, again.clone()).await;
+    assert_eq!(status, 400, "{reply}");
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    assert_eq!(reply["id"], 9, "{reply}");
+    let (status, _, reply) = first.await.unwrap();
+    assert_eq!(status, 200, "{reply}");
+    assert!(
+        reply.to_string().contains("800"),
+        "the first call ran to its end: {reply}"
+    );
+    let (status, _, reply) = in_session(&url, Some(&alice), &session, again).await;
+    assert_eq!(status, 200, "{reply}");
 }
 
 #[tokio::test]

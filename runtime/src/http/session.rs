@@ -333,11 +333,20 @@ impl Sessions {
             entry.cancel(message.pointer("/params/requestId"));
         }
         let (Some(method), Some(id)) = (method, message.get("id")) else {
-            // Responses and notifications: accepted.
-            if let Value::Object(message) = message {
-                app.server.accept_legacy(&entry.session, message);
-            }
-            return StatusCode::ACCEPTED.into_response();
+            // Responses and notifications: accepted. Anything else is no JSON-RPC message.
+            let response = message.get("id").is_some()
+                && (message.get("result").is_some() || message.get("error").is_some());
+            return match message {
+                Value::Object(message) if method.is_some() || response => {
+                    app.server.accept_legacy(&entry.session, message);
+                    StatusCode::ACCEPTED.into_response()
+                }
+                _ => {
+                    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600,
+                        "message": "invalid request: not a JSON-RPC request, notification or response"}});
+                    json_response(StatusCode::BAD_REQUEST, body.to_string())
+                }
+            };
         };
         let method = method.to_string();
         let head = Head {
@@ -386,7 +395,18 @@ impl Sessions {
         // costs no task of its own. It is known by its id while it runs, for
         // `notifications/cancelled`.
         let (abort, registration) = AbortHandle::new_pair();
-        lock(&entry.calls).insert(head.key.clone(), abort);
+        {
+            // An id is the call's name until it ends: a second request under it is refused
+            // (it would take the first one's cancellation).
+            let mut calls = lock(&entry.calls);
+            if calls.contains_key(&head.key) {
+                let id = serde_json::from_str(&head.key).unwrap_or(Value::Null);
+                let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32600,
+                    "message": "invalid request: a request with this id is still in flight"}});
+                return json_response(StatusCode::BAD_REQUEST, body.to_string());
+            }
+            calls.insert(head.key.clone(), abort);
+        }
         let deregister = Deregister(entry.clone(), head.key);
         let call = async move {
             let _deregister = deregister;
