@@ -1,0 +1,280 @@
+//! Requests over streamable HTTP: a message POSTed with the client's headers (and, under
+//! OAuth, its token), and its reply read as JSON or from an event stream; a 2025 session's POSTs.
+
+use super::*;
+
+impl Client {
+    /// POST one message of a legacy session and read its reply, answering the server's own
+    /// requests on the response stream; the reply (`Null` for a notification or response) and
+    /// the session id the server set.
+    pub(super) async fn post_legacy(
+        &self,
+        url: &str,
+        http: &HttpClient,
+        version: &str,
+        session: Option<&str>,
+        msg: &Value,
+    ) -> Result<(Value, Option<String>), ClientError> {
+        let body = Bytes::from(msg.to_string());
+        let build = || {
+            let mut req = hyper::Request::post(url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", version);
+            if let Some(s) = session {
+                req = req.header("mcp-session-id", s);
+            }
+            req.body(Full::new(body.clone()))
+                .map_err(|e| ClientError::Transport(e.to_string()))
+        };
+        // A request of an open session (never `initialize`) whose reply is abandoned is
+        // cancelled in the session.
+        let mut in_flight = match (session, msg.get("id"), msg.get("method")) {
+            (Some(session), Some(id), Some(_)) => Some(CancelInSession {
+                session: LegacyHttp {
+                    url: url.to_string(),
+                    http: http.clone(),
+                    headers: self.headers.clone(),
+                    version: version.to_string(),
+                    session: Some(session.to_string()),
+                },
+                id: Some(id.clone()),
+            }),
+            _ => None,
+        };
+        let resp = self.send_authorized(http, url, build).await?;
+        if resp.status() == hyper::StatusCode::NOT_FOUND {
+            if let Some(session) = session {
+                if let Some(guard) = &mut in_flight {
+                    guard.id = None;
+                }
+                return Err(ClientError::SessionEnded(format!(
+                    "{url}: session {session} not found (HTTP 404)"
+                )));
+            }
+        }
+        let set_session = resp
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let back = LegacyHttp {
+            url: url.to_string(),
+            http: http.clone(),
+            headers: self.headers.clone(),
+            version: version.to_string(),
+            session: set_session.clone().or_else(|| session.map(str::to_string)),
+        };
+        let reply = self.read_reply(resp, msg.get("id"), Some(back)).await;
+        if let Some(guard) = &mut in_flight {
+            guard.id = None;
+        }
+        Ok((reply?, set_session))
+    }
+
+    /// The reply to the request `id` in `resp`: plain JSON, or an SSE stream whose other
+    /// messages are notifications (sent to [`Client::notifications`]) or, on a legacy session
+    /// (`session`), the server's own requests, answered and POSTed back. A legacy POST without
+    /// a reply (a notification or response, or 202) gives `Null`.
+    pub(super) async fn read_reply(
+        &self,
+        resp: hyper::Response<hyper::body::Incoming>,
+        id: Option<&Value>,
+        session: Option<LegacyHttp>,
+    ) -> Result<Value, ClientError> {
+        let status = resp.status();
+        let is_sse = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|c| c.starts_with("text/event-stream"));
+        if is_sse {
+            let mut body = resp.into_body();
+            // A legacy stream that ends before the reply is resumed from its last event id,
+            // after the server's `retry` hint, a bounded number of times in a row.
+            let mut cursor = Cursor::new();
+            let mut reconnects = 0;
+            loop {
+                let mut events = eventsource_stream::EventStream::new(body.into_data_stream());
+                let mut progressed = false;
+                while let Some(ev) = events.next().await {
+                    let ev = match ev {
+                        Ok(ev) => ev,
+                        // A session's stream is resumed below; any other is lost.
+                        Err(_) if session.is_some() => break,
+                        Err(e) => return Err(ClientError::ReplyLost(e.to_string())),
+                    };
+                    cursor.saw(&ev);
+                    let Ok(v) = serde_json::from_str::<Value>(&ev.data) else {
+                        continue;
+                    };
+                    progressed = true;
+                    if v.get("method").is_none() && v.get("id").is_some() && v.get("id") == id {
+                        return Ok(v);
+                    }
+                    watch(&self.watchers, &v);
+                    match &session {
+                        // The server's requests are answered and POSTed back in the session.
+                        Some(s) => {
+                            s.deliver(&self.handler, self.notifications.as_ref(), v)
+                                .await?
+                        }
+                        None => {
+                            if let Some(tx) = &self.notifications {
+                                let _ = tx.send(v);
+                            }
+                        }
+                    }
+                }
+                reconnects = if progressed { 1 } else { reconnects + 1 };
+                let (Some(s), Some(last)) = (&session, &cursor.last) else {
+                    break;
+                };
+                if reconnects > MAX_RECONNECTS {
+                    break;
+                }
+                tokio::time::sleep(cursor.retry).await;
+                body = match s.open(Some(last)).await {
+                    Opened::Stream(body) => body,
+                    // The session is gone (its instance stopped, say): the request is sent
+                    // again in a new one.
+                    Opened::Gone => {
+                        return Err(ClientError::SessionEnded(format!(
+                            "{}: the session's stream cannot be resumed (HTTP 404)",
+                            s.url
+                        )))
+                    }
+                    Opened::Refused(why) | Opened::Failed(why) => {
+                        return Err(ClientError::Transport(format!(
+                            "resuming the event stream: {why}"
+                        )))
+                    }
+                };
+            }
+            return Err(ClientError::ReplyLost(
+                "event stream ended without a response".into(),
+            ));
+        }
+        let body = resp
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| ClientError::ReplyLost(e.to_string()))?
+            .to_bytes();
+        if session.is_some() && (id.is_none() || body.is_empty()) {
+            return Ok(Value::Null);
+        }
+        serde_json::from_slice(&body).map_err(|_| {
+            let why = format!("HTTP {status} without a JSON-RPC body");
+            // A gateway's own answer: the instance behind it never replied.
+            if matches!(status.as_u16(), 502..=504) {
+                ClientError::ReplyLost(why)
+            } else {
+                ClientError::Transport(why)
+            }
+        })
+    }
+
+    pub(super) async fn send_http(
+        &self,
+        url: &str,
+        http: &HttpClient,
+        msg: &Value,
+    ) -> Result<Value, ClientError> {
+        let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+        let params = msg.get("params");
+        // The field `Mcp-Name` mirrors: a tool or prompt name, a resource URI, a task id.
+        let name = crate::wire::name_field(method)
+            .and_then(|f| params.and_then(|p| p.get(f)))
+            .and_then(Value::as_str);
+        let mirrored = if method == methods::TOOLS_CALL {
+            self.param_headers(params)?
+        } else {
+            Vec::new()
+        };
+        let body = Bytes::from(msg.to_string());
+        let build = || {
+            let mut req = hyper::Request::post(url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", LATEST_PROTOCOL_VERSION)
+                .header("mcp-method", method);
+            if let Some(n) = name {
+                req = req.header("mcp-name", n);
+            }
+            for (header, value) in &mirrored {
+                req = req.header(header, value);
+            }
+            req.body(Full::new(body.clone()))
+                .map_err(|e| ClientError::Transport(e.to_string()))
+        };
+        let resp = self.send_authorized(http, url, build).await?;
+        self.read_reply(resp, msg.get("id"), None).await
+    }
+
+    /// Send the request `build` makes, with the client's headers. Under OAuth it carries the
+    /// access token (refreshed first when it is about to expire), and a challenge the client
+    /// meets (a login, a refresh, a step-up) sends it again, as often as the authorizer allows.
+    #[cfg_attr(not(feature = "oauth"), allow(clippy::never_loop))]
+    pub(super) async fn send_authorized(
+        &self,
+        http: &HttpClient,
+        url: &str,
+        build: impl Fn() -> Result<hyper::Request<Full<Bytes>>, ClientError>,
+    ) -> Result<hyper::Response<hyper::body::Incoming>, ClientError> {
+        #[cfg(feature = "oauth")]
+        let mut sends = 0;
+        loop {
+            let mut req = build()?;
+            #[cfg(feature = "oauth")]
+            if let Some(auth) = &self.headers.auth {
+                auth.refresh_if_due().await;
+            }
+            add_headers(&mut req, &self.headers);
+            #[cfg(feature = "oauth")]
+            let sent = req
+                .headers()
+                .get(hyper::header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+            let resp = http
+                .request(req)
+                .await
+                .map_err(|e| error::exchange_failed(url, &e))?;
+            // A server whose challenges never end (a new DPoP nonce each time) gets its answer
+            // passed on after a few sends.
+            #[cfg(feature = "oauth")]
+            if let Some(auth) = self.headers.auth.as_ref().filter(|_| sends < MAX_SENDS) {
+                sends += 1;
+                let status = resp.status().as_u16();
+                let header = |name: &str| {
+                    resp.headers()
+                        .get(name)
+                        .and_then(|v| v.to_str().ok())
+                        .map(str::to_string)
+                };
+                let nonce = header("dpop-nonce");
+                if status == 401 || status == 403 {
+                    let challenge = header("www-authenticate");
+                    if auth
+                        .challenged(
+                            status,
+                            challenge.as_deref(),
+                            nonce.as_deref(),
+                            sent.as_deref(),
+                        )
+                        .await?
+                    {
+                        continue;
+                    }
+                } else {
+                    if let Some(nonce) = &nonce {
+                        auth.server_nonce(nonce);
+                    }
+                    auth.passed();
+                }
+            }
+            return Ok(resp);
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! The multi-round loop: a request run to completion through its `input_required` rounds.
+
+use super::*;
+
+impl Client {
+    /// Run `method` to completion through any number of `input_required` rounds. A round whose
+    /// reply was lost and whose resend is refused for its `requestState` (the instance that
+    /// lost the reply had used the state once, and a state is single-use) starts the request
+    /// over: the server asks its questions again.
+    pub async fn request_mrtr(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        let mut state: Option<Value> = None;
+        let mut responses: Option<Map<String, Value>> = None;
+        for round in 0..self.max_rounds {
+            let stateful = state.is_some();
+            let mut p = params.clone();
+            if let Value::Object(m) = &mut p {
+                if let Some(r) = responses.take() {
+                    m.insert("inputResponses".into(), Value::Object(r));
+                }
+                if let Some(s) = state.take() {
+                    m.insert("requestState".into(), s);
+                }
+            }
+            let resent = AtomicBool::new(false);
+            let result = match self.request_noting(method, p, &resent).await {
+                Err(ClientError::Rpc(e))
+                    if stateful
+                        && resent.load(Ordering::Relaxed)
+                        && e.code == error_codes::INVALID_PARAMS =>
+                {
+                    tracing::debug!(method, "a resent round's state was refused; starting over");
+                    continue;
+                }
+                other => other?,
+            };
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                // A missing resultType means complete.
+                return Ok(result);
+            }
+            state = result.get("requestState").cloned();
+            match result.get("inputRequests").and_then(Value::as_object) {
+                Some(reqs) if !reqs.is_empty() => {
+                    let mut answers = Map::new();
+                    for (key, req) in reqs {
+                        let request: InputRequest =
+                            serde_json::from_value(req.clone()).map_err(|e| {
+                                ClientError::Protocol(format!("input request `{key}`: {e}"))
+                            })?;
+                        answers.insert(key.clone(), self.handler.answer(key, request).await?);
+                    }
+                    responses = Some(answers);
+                }
+                _ => {
+                    // State only (load shedding): retry after a short, growing pause.
+                    tokio::time::sleep(Duration::from_millis(20 * (round as u64 + 1))).await;
+                }
+            }
+        }
+        Err(ClientError::TooManyRounds(self.max_rounds))
+    }
+}
