@@ -262,6 +262,14 @@ struct Headers {
 /// Add the client's own headers to `req` (after the protocol's, which they may not replace):
 /// the fixed ones, then those computed now (which replace a fixed one of the same name).
 fn add_headers(req: &mut hyper::Request<Full<Bytes>>, headers: &Headers) {
+    #[cfg(feature = "oauth")]
+    if let Some(auth) = &headers.auth {
+        auth.apply(req);
+    }
+    // Most clients set none: their requests pay nothing here.
+    if headers.fixed.is_empty() && headers.computed.is_none() {
+        return;
+    }
     let protocol: Vec<hyper::header::HeaderName> = req.headers().keys().cloned().collect();
     for (name, value) in &headers.fixed {
         if !protocol.contains(name) {
@@ -280,10 +288,6 @@ fn add_headers(req: &mut hyper::Request<Full<Bytes>>, headers: &Headers) {
                 req.headers_mut().append(name, value);
             }
         }
-    }
-    #[cfg(feature = "oauth")]
-    if let Some(auth) = &headers.auth {
-        auth.apply(req);
     }
 }
 
