@@ -58,21 +58,18 @@ fn client(url: &str) -> Client {
     )
 }
 
-/// User + system CPU time of this process, in microseconds.
+/// CPU time of this process's threads so far, in microseconds: the sum of each thread's
+/// `/proc/self/task/*/schedstat` (nanoseconds, where `/proc/self/stat` counts 10-ms ticks).
 fn cpu_us() -> u64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = fields
-        .get(11)
-        .and_then(|v| v.parse::<u64>().ok())
-        .unwrap_or(0)
-        + fields
-            .get(12)
-            .and_then(|v| v.parse::<u64>().ok())
-            .unwrap_or(0);
-    // Linux counts in 100 ticks per second on every platform this runs on.
-    ticks * 10_000
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    let ns: u64 = tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
+        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
+        .sum();
+    ns / 1000
 }
 
 /// Run `tool` on `clients` at once for `seconds`: (flows, errors).
