@@ -95,6 +95,12 @@ async fn instance(label: &'static str, used: Arc<Used>) -> String {
 
 type Body = http_body_util::combinators::BoxBody<Bytes, std::io::Error>;
 
+/// What a gateway answers when no instance replied.
+fn bad_gateway(why: &'static str) -> hyper::Response<Body> {
+    let body = Full::new(Bytes::from(why)).map_err(|e| match e {}).boxed();
+    hyper::Response::builder().status(502).body(body).unwrap()
+}
+
 /// What becomes of the event stream an instance was sending when it died.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Death {
@@ -172,14 +178,7 @@ impl Gateway {
                 .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
                 .is_ok();
         if failing {
-            return hyper::Response::builder()
-                .status(502)
-                .body(
-                    Full::new(Bytes::from("no server answered"))
-                        .map_err(|e| match e {})
-                        .boxed(),
-                )
-                .unwrap();
+            return bad_gateway("no server answered");
         }
         let to = self.active.load(Ordering::SeqCst);
         self.forwarded[to].fetch_add(1, Ordering::SeqCst);
@@ -204,14 +203,7 @@ impl Gateway {
         if lose {
             let _ = resp.into_body().collect().await;
             self.active.store(1 - to, Ordering::SeqCst);
-            return hyper::Response::builder()
-                .status(502)
-                .body(
-                    Full::new(Bytes::from("the instance died"))
-                        .map_err(|e| match e {})
-                        .boxed(),
-                )
-                .unwrap();
+            return bad_gateway("the instance died");
         }
         let streams = resp
             .headers()
