@@ -163,7 +163,6 @@ pub async fn serve_listener(
     let limits = config.limits.clone();
     let app = App::new(server.clone(), config);
     let core = app.core.clone();
-    let stopped = app.core.clone();
     let endpoint = Endpoint::new(app);
     // On the stop signal the server first drains: it reports not ready and goes on serving for
     // `limits.drain`, so a load balancer takes it out of rotation; then it stops accepting.
@@ -242,7 +241,9 @@ pub async fn serve_listener(
     connections.shutdown().await;
     // New work routed here while not ready means the load balancer was too slow to notice
     // (its health checks, or a drain it was not told of).
-    let strays = stopped
+    let strays = endpoint
+        .app
+        .core
         .while_draining
         .load(std::sync::atomic::Ordering::Relaxed);
     if strays > 0 {

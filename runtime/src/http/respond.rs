@@ -101,6 +101,10 @@ pub(crate) enum Refusal {
     SessionVersion { sent: String, session: String },
     /// A JSON-RPC batch (400): batching was removed in 2025-06-18.
     Batch,
+    /// A body that is no JSON-RPC request, notification or response (400).
+    NotAMessage,
+    /// A request whose id names a request of the session still in flight (400).
+    IdInFlight(Value),
     /// GET or DELETE without a session (405).
     MethodNotAllowed,
 }
@@ -216,6 +220,19 @@ impl IntoResponse for Refusal {
             Refusal::Batch => invalid(
                 StatusCode::BAD_REQUEST,
                 "JSON-RPC batches are not supported: send one message per request",
+            ),
+            Refusal::NotAMessage => invalid(
+                StatusCode::BAD_REQUEST,
+                "invalid request: not a JSON-RPC request, notification or response",
+            ),
+            Refusal::IdInFlight(id) => json_response(
+                StatusCode::BAD_REQUEST,
+                error_body(
+                    &id,
+                    error_codes::INVALID_REQUEST,
+                    "invalid request: a request with this id is still in flight",
+                    None,
+                ),
             ),
             Refusal::MethodNotAllowed => (
                 StatusCode::METHOD_NOT_ALLOWED,

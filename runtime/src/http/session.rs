@@ -341,11 +341,7 @@ impl Sessions {
                     app.server.accept_legacy(&entry.session, message);
                     StatusCode::ACCEPTED.into_response()
                 }
-                _ => {
-                    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600,
-                        "message": "invalid request: not a JSON-RPC request, notification or response"}});
-                    json_response(StatusCode::BAD_REQUEST, body.to_string())
-                }
+                _ => Refusal::NotAMessage.into_response(),
             };
         };
         let method = method.to_string();
@@ -382,8 +378,7 @@ impl Sessions {
         if head.method == oxmcp_schema::methods::TOOLS_CALL {
             let needed = app.server.tool_scopes(head.tool.as_deref().unwrap_or(""));
             if !needed.is_empty() && app.authenticates() && !caller.has_scopes(needed) {
-                let id = serde_json::from_str(&head.key).unwrap_or(Value::Null);
-                return insufficient_scope(app, id, needed).into_response();
+                return insufficient_scope(app, head.id(), needed).into_response();
             }
         }
         let (cut_tx, cut_rx) = watch::channel(0u32);
@@ -400,10 +395,7 @@ impl Sessions {
             // (it would take the first one's cancellation).
             let mut calls = lock(&entry.calls);
             if calls.contains_key(&head.key) {
-                let id = serde_json::from_str(&head.key).unwrap_or(Value::Null);
-                let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32600,
-                    "message": "invalid request: a request with this id is still in flight"}});
-                return json_response(StatusCode::BAD_REQUEST, body.to_string());
+                return Refusal::IdInFlight(head.id()).into_response();
             }
             calls.insert(head.key.clone(), abort);
         }
@@ -582,6 +574,13 @@ struct Head<'a> {
     key: String,
     /// `params.name`, for a `tools/call`'s scopes.
     tool: Option<Cow<'a, str>>,
+}
+
+impl Head<'_> {
+    /// The id as a JSON value, for a refusal (parsed only then).
+    fn id(&self) -> Value {
+        serde_json::from_str(&self.key).unwrap_or(Value::Null)
+    }
 }
 
 /// A request as it is handed to the server: its text with the session's `_meta` in it, or the

@@ -93,56 +93,62 @@ impl<'a> LegacyRequest<'a> {
                 + session.meta_members.len()
                 + 96,
         );
-        // A member's name needs no escaping: names were read borrowed (no escapes), and the
-        // `_meta` names are plain.
-        let name = |out: &mut Vec<u8>, first: &mut bool, name: &str| {
-            if !std::mem::take(first) {
-                out.push(b',');
-            }
-            out.push(b'"');
-            out.extend_from_slice(name.as_bytes());
-            out.extend_from_slice(b"\":");
-        };
         let ours = [
             crate::wire::META_VERSION,
             crate::wire::META_CAPS,
             crate::wire::META_CLIENT_INFO,
             crate::wire::META_LOG_LEVEL,
         ];
+        let replaced = |member: &str| {
+            ours.contains(&member) && (member != crate::wire::META_LOG_LEVEL || level.is_some())
+        };
         out.push(b'{');
         let mut first = true;
-        for (member, value) in self.members.iter().filter(|(n, _)| **n != "params") {
-            name(&mut out, &mut first, member);
-            out.extend_from_slice(value.get().as_bytes());
-        }
-        name(&mut out, &mut first, "params");
+        write_members(&mut out, &mut first, &self.members, |n| n != "params");
+        member_name(&mut out, &mut first, "params");
         out.push(b'{');
         let mut first = true;
-        for (member, value) in self.params.iter().filter(|(n, _)| **n != "_meta") {
-            name(&mut out, &mut first, member);
-            out.extend_from_slice(value.get().as_bytes());
-        }
-        name(&mut out, &mut first, "_meta");
+        write_members(&mut out, &mut first, &self.params, |n| n != "_meta");
+        member_name(&mut out, &mut first, "_meta");
         out.push(b'{');
         let mut first = true;
-        for (member, value) in &client_meta {
-            let replaced = ours.contains(member)
-                && (*member != crate::wire::META_LOG_LEVEL || level.is_some());
-            if !replaced {
-                name(&mut out, &mut first, member);
-                out.extend_from_slice(value.get().as_bytes());
-            }
-        }
+        write_members(&mut out, &mut first, &client_meta, |n| !replaced(n));
         if !std::mem::take(&mut first) {
             out.push(b',');
         }
         out.extend_from_slice(session.meta_members.as_bytes());
         if let Some(level) = level {
-            name(&mut out, &mut first, crate::wire::META_LOG_LEVEL);
+            member_name(&mut out, &mut first, crate::wire::META_LOG_LEVEL);
             out.extend_from_slice(level.to_string().as_bytes());
         }
         out.extend_from_slice(b"}}}");
         Some(out)
+    }
+}
+
+/// Write `name:` as the next member of the object being written to `out` (`first`: none is
+/// written yet). A name needs no escaping: names were read borrowed (no escapes), and the
+/// `_meta` names are plain.
+fn member_name(out: &mut Vec<u8>, first: &mut bool, name: &str) {
+    if !std::mem::take(first) {
+        out.push(b',');
+    }
+    out.push(b'"');
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\":");
+}
+
+/// Write the members of `members` that `keep` keeps, as they were sent, next in the object
+/// being written to `out`.
+fn write_members(
+    out: &mut Vec<u8>,
+    first: &mut bool,
+    members: &Members<'_>,
+    keep: impl Fn(&str) -> bool,
+) {
+    for (name, value) in members.iter().filter(|(name, _)| keep(name)) {
+        member_name(out, first, name);
+        out.extend_from_slice(value.get().as_bytes());
     }
 }
 
