@@ -18,6 +18,18 @@ for file in "$@"; do
   mkdir -p "$tree/$(dirname "$file")"
   cp "$file" "$tree/$file"
 done
+# Cargo names a workspace member's artifacts by its path inside the workspace, so both checkouts'
+# members share names in the shared build folder, and a member compiled for one checkout would
+# pass as fresh for the other: the members' artifacts are forgotten before the build and after.
+forget_members() {
+  local members
+  members=$(cargo metadata -q --no-deps --format-version 1 \
+    | python3 -c 'import json, sys; print(" ".join("-p " + p["name"] for p in json.load(sys.stdin)["packages"]))')
+  # shellcheck disable=SC2086
+  cargo clean -q --release $members >&2
+}
+forget_members
 (cd "$tree" && CARGO_TARGET_DIR="$tree/target" CARGO_BUILD_BUILD_DIR="$repo/target" \
   cargo build -q --release -p mcp-benches --example "$example" >&2)
+forget_members
 echo "$tree/target/release/examples/$example"

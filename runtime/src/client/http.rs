@@ -2,6 +2,7 @@
 //! OAuth, its token), and its reply read as JSON or from an event stream; a 2025 session's POSTs.
 
 use super::*;
+use hyper::header::{HeaderName, HeaderValue};
 
 impl Client {
     /// POST one message of a legacy session and read its reply, answering the server's own
@@ -178,6 +179,7 @@ impl Client {
     pub(super) async fn send_http(
         &self,
         url: &str,
+        uri: Option<&hyper::Uri>,
         http: &HttpClient,
         msg: &Value,
     ) -> Result<Value, ClientError> {
@@ -194,11 +196,24 @@ impl Client {
         };
         let body = Bytes::from(msg.to_string());
         let build = || {
-            let mut req = hyper::Request::post(url)
-                .header("content-type", "application/json")
-                .header("accept", "application/json, text/event-stream")
-                .header("mcp-protocol-version", LATEST_PROTOCOL_VERSION)
-                .header("mcp-method", method);
+            // Constant names and values are not parsed or copied per request.
+            let mut req = match uri {
+                Some(uri) => hyper::Request::post(uri.clone()),
+                None => hyper::Request::post(url),
+            }
+            .header(
+                hyper::header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            )
+            .header(
+                hyper::header::ACCEPT,
+                HeaderValue::from_static("application/json, text/event-stream"),
+            )
+            .header(
+                HeaderName::from_static("mcp-protocol-version"),
+                HeaderValue::from_static(LATEST_PROTOCOL_VERSION),
+            )
+            .header(HeaderName::from_static("mcp-method"), method);
             if let Some(n) = name {
                 req = req.header("mcp-name", n);
             }

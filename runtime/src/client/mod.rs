@@ -99,9 +99,14 @@ const MAX_RECONNECTS: u32 = 5;
 const LEGACY_VERSION: &str = "2025-11-25";
 
 /// How the client's messages reach the server.
+// One per client, never moved per request: the HTTP variant's size costs nothing.
+#[allow(clippy::large_enum_variant)]
 enum Transport {
     Http {
         url: String,
+        /// `url` parsed once, for the requests that go to it; `None` if it does not parse (each
+        /// request then reports why).
+        uri: Option<hyper::Uri>,
         http: HttpClient,
     },
     Stdio {
@@ -117,9 +122,7 @@ enum Transport {
         _child: Option<Arc<Mutex<tokio::process::Child>>>,
     },
     /// A server in this process ([`Client::in_process`]): each message goes straight to it.
-    InProcess {
-        handle: LocalHandler,
-    },
+    InProcess { handle: LocalHandler },
 }
 
 tokio::task_local! {
@@ -199,6 +202,9 @@ pub struct Client {
     transport: Transport,
     capabilities: Value,
     info: Value,
+    /// The `_meta` every 2026 request carries (version, capabilities, client info), built when
+    /// the capabilities or the client info change rather than on every request.
+    meta: Map<String, Value>,
     handler: Arc<dyn InputHandler>,
     max_rounds: usize,
     next_id: AtomicI64,
@@ -362,8 +368,10 @@ impl Client {
     /// `https://` URLs need the `tls` feature (on with `oauth`).
     pub fn http(url: impl Into<String>) -> Self {
         let http = http_client();
+        let url = url.into();
         Self::with_transport(Transport::Http {
-            url: url.into(),
+            uri: url.parse().ok(),
+            url,
             http,
         })
     }
@@ -382,10 +390,11 @@ impl Client {
     }
 
     fn with_transport(transport: Transport) -> Self {
-        Client {
+        let mut client = Client {
             transport,
             capabilities: json!({}),
             info: json!({"name": "oxmcp-client", "version": env!("CARGO_PKG_VERSION")}),
+            meta: Map::new(),
             handler: Arc::new(DeclineAll),
             max_rounds: 16,
             next_id: AtomicI64::new(1),
@@ -399,7 +408,9 @@ impl Client {
             timeout: Some(DEFAULT_TIMEOUT),
             resend_lost: 0,
             watchers: Watchers::default(),
-        }
+        };
+        client.refresh_meta();
+        client
     }
 
     /// Send the header `name: value` with every HTTP request, e.g. `Authorization: Bearer ...`
@@ -423,7 +434,7 @@ impl Client {
     #[cfg(feature = "oauth")]
     #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
     pub fn oauth(mut self, config: oauth::OAuth) -> Self {
-        if let Transport::Http { url, http } = &self.transport {
+        if let Transport::Http { url, http, .. } = &self.transport {
             let auth = oauth::Authorizer::new(config, http.clone(), url);
             Arc::make_mut(&mut self.headers).auth = Some(Arc::new(auth));
         }
@@ -462,6 +473,7 @@ impl Client {
         handler: impl InputHandler,
     ) -> Self {
         self.capabilities = serde_json::to_value(capabilities).unwrap_or_else(|_| json!({}));
+        self.refresh_meta();
         self.handler = Arc::new(handler);
         if let Transport::Stdio { answers, .. } = &self.transport {
             if let Ok(mut slot) = answers.lock() {
@@ -475,6 +487,7 @@ impl Client {
     pub fn client_info(mut self, info: Implementation) -> Self {
         if let Ok(info) = serde_json::to_value(info) {
             self.info = info;
+            self.refresh_meta();
         }
         self
     }
@@ -596,7 +609,7 @@ impl Client {
     /// The open 2025 HTTP session, if there is one.
     fn legacy_session(&self) -> Option<LegacyHttp> {
         let era = self.era.load_full();
-        let (Transport::Http { url, http }, Some(Negotiated::Legacy { version, session })) =
+        let (Transport::Http { url, http, .. }, Some(Negotiated::Legacy { version, session })) =
             (&self.transport, era.as_deref())
         else {
             return None;
@@ -621,12 +634,13 @@ impl Client {
         self
     }
 
-    fn meta(&self) -> Value {
-        json!({
-            META_VERSION: LATEST_PROTOCOL_VERSION,
-            META_CAPS: self.capabilities,
-            META_CLIENT_INFO: self.info,
-        })
+    /// Rebuild [`Client::meta`] from the capabilities and the client info.
+    fn refresh_meta(&mut self) {
+        self.meta = Map::from_iter([
+            (META_VERSION.to_string(), json!(LATEST_PROTOCOL_VERSION)),
+            (META_CAPS.to_string(), self.capabilities.clone()),
+            (META_CLIENT_INFO.to_string(), self.info.clone()),
+        ]);
     }
 
     /// The server's era: found with a `server/discover` probe on first use. A result that
@@ -647,7 +661,7 @@ impl Client {
             None => {
                 let id = self.next_id.fetch_add(1, Ordering::Relaxed);
                 let probe = json!({"jsonrpc": "2.0", "id": id, "method": methods::SERVER_DISCOVER,
-                                   "params": {"_meta": self.meta()}});
+                                   "params": {"_meta": self.meta.clone()}});
                 match self.send(&probe).await {
                     Ok(reply) if reply.get("result").is_some_and(speaks_ours) => Negotiated::Modern,
                     _ => self.initialize().await?,
@@ -675,7 +689,7 @@ impl Client {
             "protocolVersion": LEGACY_VERSION, "capabilities": self.capabilities,
             "clientInfo": self.info}});
         let (reply, session) = match &self.transport {
-            Transport::Http { url, http } => {
+            Transport::Http { url, http, .. } => {
                 let mut resent = 0;
                 loop {
                     match self
@@ -704,7 +718,7 @@ impl Client {
             .to_string();
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         match &self.transport {
-            Transport::Http { url, http } => {
+            Transport::Http { url, http, .. } => {
                 self.post_legacy(url, http, &version, session.as_deref(), &initialized)
                     .await?;
                 // Many 2025 servers send their requests on the standalone stream rather than
@@ -813,7 +827,7 @@ impl Client {
         };
         if matches!(&*era, Negotiated::Legacy { .. }) {
             let reply = match &self.transport {
-                Transport::Http { url, http } => {
+                Transport::Http { url, http, .. } => {
                     let mut era = era;
                     let (mut renewals, mut resent) = (0, 0);
                     loop {
@@ -873,10 +887,17 @@ impl Client {
             };
             return Self::result_of(reply);
         }
-        let meta = params.entry("_meta").or_insert_with(|| json!({}));
-        if let (Value::Object(m), Value::Object(base)) = (meta, self.meta()) {
-            for (k, v) in base {
-                m.entry(k).or_insert(v);
+        match params.get_mut("_meta") {
+            Some(Value::Object(m)) => {
+                for (k, v) in &self.meta {
+                    if !m.contains_key(k) {
+                        m.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+            Some(_) => {}
+            None => {
+                params.insert("_meta".into(), Value::Object(self.meta.clone()));
             }
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
@@ -924,14 +945,17 @@ impl Client {
 
     /// The `result` of a reply, or its error.
     fn result_of(reply: Value) -> Result<Value, ClientError> {
-        if let Some(err) = reply.get("error") {
-            let e: oxmcp_schema::Error = serde_json::from_value(err.clone())
+        let mut reply = match reply {
+            Value::Object(m) => m,
+            _ => return Err(ClientError::Protocol("reply is not an object".into())),
+        };
+        if let Some(err) = reply.remove("error") {
+            let e: oxmcp_schema::Error = serde_json::from_value(err)
                 .map_err(|e| ClientError::Protocol(format!("bad error object: {e}")))?;
             return Err(ClientError::Rpc(e));
         }
         reply
-            .get("result")
-            .cloned()
+            .remove("result")
             .ok_or_else(|| ClientError::Protocol("reply has neither result nor error".into()))
     }
 
@@ -1100,7 +1124,9 @@ impl Client {
 
     async fn send(&self, msg: &Value) -> Result<Value, ClientError> {
         match &self.transport {
-            Transport::Http { url, http } => self.send_http(url, http, msg).await,
+            Transport::Http { url, uri, http } => {
+                self.send_http(url, uri.as_ref(), http, msg).await
+            }
             Transport::InProcess { handle } => {
                 let reply = handle(msg.to_string())
                     .await
@@ -1137,7 +1163,7 @@ impl Client {
         arguments: Value,
     ) -> Result<CallToolResult, ClientError> {
         let params = json!({"name": name, "arguments": arguments});
-        let v = match self.request_mrtr(methods::TOOLS_CALL, params.clone()).await {
+        let v = match self.rounds(methods::TOOLS_CALL, &params).await {
             Err(ClientError::Rpc(e))
                 if e.code == error_codes::HEADER_MISMATCH
                     && matches!(self.transport, Transport::Http { .. })
@@ -1147,7 +1173,7 @@ impl Client {
                 if !self.knows_tool(name) {
                     return Err(ClientError::Rpc(e));
                 }
-                self.request_mrtr(methods::TOOLS_CALL, params).await?
+                self.rounds(methods::TOOLS_CALL, &params).await?
             }
             other => other?,
         };

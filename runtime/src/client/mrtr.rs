@@ -8,6 +8,12 @@ impl Client {
     /// lost the reply had used the state once, and a state is single-use) starts the request
     /// over: the server asks its questions again.
     pub async fn request_mrtr(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        self.rounds(method, &params).await
+    }
+
+    /// [`Client::request_mrtr`] on borrowed parameters, which each round copies and adds its
+    /// answers and state to.
+    pub(super) async fn rounds(&self, method: &str, params: &Value) -> Result<Value, ClientError> {
         let mut state: Option<Value> = None;
         let mut responses: Option<Map<String, Value>> = None;
         for round in 0..self.max_rounds {
@@ -22,7 +28,7 @@ impl Client {
                 }
             }
             let resent = AtomicBool::new(false);
-            let result = match self.request_noting(method, p, &resent).await {
+            let mut result = match self.request_noting(method, p, &resent).await {
                 Err(ClientError::Rpc(e))
                     if stateful
                         && resent.load(Ordering::Relaxed)
@@ -33,20 +39,23 @@ impl Client {
                 }
                 other => other?,
             };
-            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            let Some(asked) = result
+                .as_object_mut()
+                .filter(|r| r.get("resultType").and_then(Value::as_str) == Some("input_required"))
+            else {
                 // A missing resultType means complete.
                 return Ok(result);
-            }
-            state = result.get("requestState").cloned();
-            match result.get("inputRequests").and_then(Value::as_object) {
-                Some(reqs) if !reqs.is_empty() => {
+            };
+            state = asked.remove("requestState");
+            match asked.remove("inputRequests") {
+                Some(Value::Object(reqs)) if !reqs.is_empty() => {
                     let mut answers = Map::new();
                     for (key, req) in reqs {
-                        let request: InputRequest =
-                            serde_json::from_value(req.clone()).map_err(|e| {
-                                ClientError::Protocol(format!("input request `{key}`: {e}"))
-                            })?;
-                        answers.insert(key.clone(), self.handler.answer(key, request).await?);
+                        let request: InputRequest = serde_json::from_value(req).map_err(|e| {
+                            ClientError::Protocol(format!("input request `{key}`: {e}"))
+                        })?;
+                        let answer = self.handler.answer(&key, request).await?;
+                        answers.insert(key, answer);
                     }
                     responses = Some(answers);
                 }
