@@ -222,8 +222,9 @@ async fn measure_open(t: &Target, flow: &Flow, rate: f64, d: Duration, into: &mu
 }
 
 /// `LOAD_FIXTURE_EXE`: a `load` binary of another build (another commit) whose bench server
-/// (`serve ours`) takes the fixture's place in every table, so that two builds are compared with
-/// each other and with the peers in one run.
+/// (`serve ours`) takes the fixture's place in the main tables (and is a third side of `legacy`,
+/// in a table of its own), so that two builds are compared with each other and with the peers in
+/// one run.
 fn baseline() -> Option<std::path::PathBuf> {
     std::env::var_os("LOAD_FIXTURE_EXE").map(Into::into)
 }
@@ -891,10 +892,14 @@ async fn measure_legacy(
 /// This project's bench server and rmcp's legacy session mode: the 2025-era flows at
 /// concurrency 1, 8 and 32, `reps` runs of `d` each, taking turns.
 async fn run_legacy(only: &str, d: Duration, reps: usize) -> Result<(), String> {
-    let targets = [
+    // With LOAD_FIXTURE_EXE, another build's bench server is a third side (its own table).
+    let mut targets = vec![
         Target::start("ours").await?,
         Target::start("rmcp-legacy").await?,
     ];
+    if baseline().is_some() {
+        targets.push(Target::start("fixture").await?);
+    }
     let flows: &[Legacy] = match only {
         "plain" => &[Legacy::Plain],
         "session" => &[Legacy::Session],
@@ -916,19 +921,36 @@ async fn run_legacy(only: &str, d: Duration, reps: usize) -> Result<(), String> 
     }
     let rss_start: Vec<u64> = targets.iter().map(|t| t.rss_kib().0).collect();
     let concurrency = [1usize, 8, 32];
-    let mut results: Vec<Vec<[Merged; 2]>> = flows
+    let mut results: Vec<Vec<Vec<Merged>>> = flows
         .iter()
-        .map(|_| concurrency.iter().map(|_| Default::default()).collect())
+        .map(|_| {
+            concurrency
+                .iter()
+                .map(|_| targets.iter().map(|_| Merged::default()).collect())
+                .collect()
+        })
         .collect();
     for rep in 0..reps {
+        // The servers take turns, the cycle reversed every other repetition.
+        let order: Vec<usize> = if rep % 2 == 0 {
+            (0..targets.len()).collect()
+        } else {
+            (0..targets.len()).rev().collect()
+        };
         for (f, flow) in flows.iter().enumerate() {
             for (i, conc) in concurrency.iter().enumerate() {
-                for s in [rep % 2, (rep + 1) % 2] {
+                for &s in &order {
                     measure_legacy(&targets[s], *flow, *conc, d, &mut results[f][i][s]).await?;
                 }
             }
         }
     }
+    let per_flow =
+        |m: &Merged| m.cpu_per(m.all_requests) * m.requests as f64 / m.flows.max(1) as f64;
+    let label = |flow: &Legacy| match flow {
+        Legacy::Plain => "plain tools/call",
+        Legacy::Session => "elicitation session",
+    };
     println!("#### A 2025-11-25 client over streamable HTTP, in sessions: this project's bench server against rmcp 3.11's legacy session mode (flows/s: median of {reps} runs of {:.3} s; p50 / p99 of a whole flow over all runs; CPU = server user+system time per flow, summed over all runs)
 ", d.as_secs_f64());
     println!("The plain call is one `tools/call` of `test_simple_text` in a session the worker opened before the timed window. The elicitation session is a whole session: `initialize`, `notifications/initialized`, a `tools/call` whose `elicitation/create` arrives on the call's SSE stream and is answered by a POST, then `DELETE` (5 requests).
@@ -936,16 +958,11 @@ async fn run_legacy(only: &str, d: Duration, reps: usize) -> Result<(), String> 
     println!("| flow | concurrency | ours flows/s | rmcp flows/s | ratio ours/rmcp | ours p50 / p99 ms | rmcp p50 / p99 ms | ours CPU µs/flow | rmcp CPU µs/flow | ratio rmcp/ours | errors ours / rmcp |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for (flow, rows) in flows.iter().zip(&results) {
-        let label = match flow {
-            Legacy::Plain => "plain tools/call",
-            Legacy::Session => "elicitation session",
-        };
-        for (conc, [o, r]) in concurrency.iter().zip(rows) {
-            let per_flow =
-                |m: &Merged| m.cpu_per(m.all_requests) * m.requests as f64 / m.flows.max(1) as f64;
+        for (conc, sides) in concurrency.iter().zip(rows) {
+            let (o, r) = (&sides[0], &sides[1]);
             println!(
                 "| {} | {} | {:.0} | {:.0} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.0} | {:.0} | {} | {} / {} |",
-                label,
+                label(flow),
                 conc,
                 o.rate(),
                 r.rate(),
@@ -967,6 +984,35 @@ async fn run_legacy(only: &str, d: Duration, reps: usize) -> Result<(), String> 
         "\nServer RSS (KiB) after warm-up and at the end: ours {} and {}, rmcp {} and {}.",
         rss_start[0], rss_end[0], rss_start[1], rss_end[1]
     );
+    if let Some(other) = baseline().filter(|_| targets.len() > 2) {
+        println!(
+            "\nThis build against `{} serve ours` (LOAD_FIXTURE_EXE), in the same rotation:\n",
+            other.display()
+        );
+        println!("| flow | concurrency | this flows/s | other flows/s | this / other | this p50 / p99 ms | other p50 / p99 ms | CPU µs/flow this / other | errors this / other |");
+        println!("|---|---|---|---|---|---|---|---|---|");
+        for (flow, rows) in flows.iter().zip(&results) {
+            for (conc, sides) in concurrency.iter().zip(rows) {
+                let (o, b) = (&sides[0], &sides[2]);
+                println!(
+                    "| {} | {} | {:.0} | {:.0} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.0} / {:.0} | {} / {} |",
+                    label(flow),
+                    conc,
+                    o.rate(),
+                    b.rate(),
+                    ratio(o.rate(), b.rate()),
+                    o.ms(0.5),
+                    o.ms(0.99),
+                    b.ms(0.5),
+                    b.ms(0.99),
+                    per_flow(o),
+                    per_flow(b),
+                    o.errors,
+                    b.errors
+                );
+            }
+        }
+    }
     report_first_errors(results.iter().flatten().flatten());
     Ok(())
 }
