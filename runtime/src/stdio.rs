@@ -24,14 +24,24 @@ pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
 
 /// [`serve`] with these settings.
 pub async fn serve_stdio_with(server: Arc<Server>, config: StdioConfig) -> std::io::Result<()> {
-    serve_io_until(
+    serving_stdio(server, config).await
+}
+
+/// The stdio server's future, compiled once, in this crate: without the box and the boundary,
+/// the small async functions a server's `main` awaits would be inlined across crates in release
+/// builds, and the whole serving loop compiled again in every server's own crate.
+#[inline(never)]
+fn serving_stdio(
+    server: Arc<Server>,
+    config: StdioConfig,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<()>> + Send>> {
+    Box::pin(serve_io_until(
         server,
         stdin(),
         tokio::io::stdout(),
         config,
         crate::transport::shutdown_signal(),
-    )
-    .await
+    ))
 }
 
 /// This process's stdin, read on a thread of its own. `tokio::io::stdin` reads on the runtime's

@@ -137,14 +137,19 @@ fn router_of(app: App) -> Router {
 /// [`serve_listener`]).
 pub async fn serve(server: Arc<Server>, addr: &str, config: HttpConfig) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
-    serve_listener(
+    serving(
         server,
         listener,
         config,
-        crate::transport::shutdown_signal(),
+        Box::pin(crate::transport::shutdown_signal()),
     )
     .await
 }
+
+/// A server's future, boxed behind a boundary that is never inlined: the serving loop is then
+/// compiled once, in this crate, rather than again in each server's own crate, where release
+/// builds would otherwise inline the small async functions its `main` awaits.
+type Serving = std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<()>> + Send>>;
 
 /// Serve on an already bound listener until `shutdown` completes. Each connection gets the
 /// header/idle timeout of `config.limits`, and at most `max_connections` are served at once.
@@ -156,6 +161,26 @@ pub async fn serve_listener(
     listener: tokio::net::TcpListener,
     config: HttpConfig,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    serving(server, listener, config, Box::pin(shutdown)).await
+}
+
+/// [`serve_listener`]'s loop, for any shutdown future (see [`Serving`]).
+#[inline(never)]
+fn serving(
+    server: Arc<Server>,
+    listener: tokio::net::TcpListener,
+    config: HttpConfig,
+    shutdown: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
+) -> Serving {
+    Box::pin(serve_until(server, listener, config, shutdown))
+}
+
+async fn serve_until(
+    server: Arc<Server>,
+    listener: tokio::net::TcpListener,
+    config: HttpConfig,
+    shutdown: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
 ) -> std::io::Result<()> {
     use hyper_util::rt::{TokioIo, TokioTimer};
     let addr: Option<SocketAddr> = listener.local_addr().ok();
