@@ -653,6 +653,7 @@ fn emit_union(
                 fn by_tag(tag: &__private::Content<'_>) -> ::core::option::Option<(usize, &'static str)> {
                     #by_tag
                 }
+                #[inline]
                 fn from_buffer(content: __private::Content<'_>) -> ::core::result::Result<Self, ::serde_json::Error> {
                     Self::from_content(content)
                 }
@@ -697,6 +698,10 @@ fn emit_union(
             pub fn from_json(value: ::serde_json::Value) -> ::core::result::Result<Self, ::serde_json::Error> {
                 ::serde::Deserialize::deserialize(value)
             }
+            // Inline: compiled only in the crates that read this union, not here for every
+            // union whether or not its reader ever parses it (a server builds the decoders of
+            // the messages it receives, not of those it only sends).
+            #[inline]
             fn from_content(content: __private::Content<'_>) -> ::core::result::Result<Self, ::serde_json::Error> {
                 let (which, label): (usize, &'static str) = match &content {
                     #(#kind_arms)*

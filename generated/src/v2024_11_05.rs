@@ -150,6 +150,7 @@ impl CallToolResultContentItem {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -412,6 +413,7 @@ impl ClientNotification {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -533,6 +535,7 @@ impl __private::Streamed for ClientNotification {
             _ => ::core::option::Option::None,
         }
     }
+    #[inline]
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -645,6 +648,7 @@ impl ClientRequest {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -890,6 +894,7 @@ impl __private::Streamed for ClientRequest {
             _ => ::core::option::Option::None,
         }
     }
+    #[inline]
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -983,6 +988,7 @@ impl ClientResult {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1120,6 +1126,7 @@ impl CompleteRequestParamsRef {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1409,6 +1416,7 @@ impl CreateMessageResultContent {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1581,6 +1589,7 @@ impl EmbeddedResourceResource {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2059,6 +2068,7 @@ impl JSONRPCMessage {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2867,6 +2877,7 @@ impl ProgressToken {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3048,6 +3059,7 @@ impl PromptMessageContent {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3270,6 +3282,7 @@ impl ReadResourceResultContentsItem {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3417,6 +3430,7 @@ impl RequestId {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3852,6 +3866,7 @@ impl SamplingMessageContent {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4081,6 +4096,7 @@ impl ServerNotification {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4253,6 +4269,7 @@ impl __private::Streamed for ServerNotification {
             _ => ::core::option::Option::None,
         }
     }
+    #[inline]
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4340,6 +4357,7 @@ impl ServerRequest {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4439,6 +4457,7 @@ impl __private::Streamed for ServerRequest {
             _ => ::core::option::Option::None,
         }
     }
+    #[inline]
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4529,6 +4548,7 @@ impl ServerResult {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {

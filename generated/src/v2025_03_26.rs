@@ -184,6 +184,7 @@ impl CallToolResultContentItem {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -457,6 +458,7 @@ impl ClientNotification {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -578,6 +580,7 @@ impl __private::Streamed for ClientNotification {
             _ => ::core::option::Option::None,
         }
     }
+    #[inline]
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -690,6 +693,7 @@ impl ClientRequest {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -935,6 +939,7 @@ impl __private::Streamed for ClientRequest {
             _ => ::core::option::Option::None,
         }
     }
+    #[inline]
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1028,6 +1033,7 @@ impl ClientResult {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1165,6 +1171,7 @@ impl CompleteRequestParamsRef {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1458,6 +1465,7 @@ impl CreateMessageResultContent {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1622,6 +1630,7 @@ impl EmbeddedResourceResource {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2014,6 +2023,7 @@ impl JSONRPCBatchRequestItem {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2106,6 +2116,7 @@ impl JSONRPCBatchResponseItem {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2262,6 +2273,7 @@ impl JSONRPCMessageArrayItem {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2352,6 +2364,7 @@ impl JSONRPCMessageArrayItem2 {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2462,6 +2475,7 @@ impl JSONRPCMessage {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3295,6 +3309,7 @@ impl ProgressToken {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3480,6 +3495,7 @@ impl PromptMessageContent {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3713,6 +3729,7 @@ impl ReadResourceResultContentsItem {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3860,6 +3877,7 @@ impl RequestId {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4263,6 +4281,7 @@ impl SamplingMessageContent {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4514,6 +4533,7 @@ impl ServerNotification {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4686,6 +4706,7 @@ impl __private::Streamed for ServerNotification {
             _ => ::core::option::Option::None,
         }
     }
+    #[inline]
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4773,6 +4794,7 @@ impl ServerRequest {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4872,6 +4894,7 @@ impl __private::Streamed for ServerRequest {
             _ => ::core::option::Option::None,
         }
     }
+    #[inline]
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4962,6 +4985,7 @@ impl ServerResult {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {

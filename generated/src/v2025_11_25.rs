@@ -365,6 +365,7 @@ impl CancelTaskResultTtl {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -761,6 +762,7 @@ impl ClientNotification {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -897,6 +899,7 @@ impl __private::Streamed for ClientNotification {
             _ => ::core::option::Option::None,
         }
     }
+    #[inline]
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1029,6 +1032,7 @@ impl ClientRequest {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1330,6 +1334,7 @@ impl __private::Streamed for ClientRequest {
             _ => ::core::option::Option::None,
         }
     }
+    #[inline]
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1457,6 +1462,7 @@ impl ClientResult {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1725,6 +1731,7 @@ impl CompleteRequestParamsRef {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1912,6 +1919,7 @@ impl ContentBlock {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2228,6 +2236,7 @@ impl CreateMessageResultContent {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2582,6 +2591,7 @@ impl ElicitRequestParams {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2661,6 +2671,7 @@ impl __private::Streamed for ElicitRequestParams {
             _ => ::core::option::Option::None,
         }
     }
+    #[inline]
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2810,6 +2821,7 @@ impl ElicitResultContentValue {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3011,6 +3023,7 @@ impl EmbeddedResourceResource {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3157,6 +3170,7 @@ impl EnumSchema {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3556,6 +3570,7 @@ impl GetTaskResultTtl {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4069,6 +4084,7 @@ impl JSONRPCMessage {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4249,6 +4265,7 @@ impl JSONRPCResponse {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4876,6 +4893,7 @@ impl MultiSelectEnumSchema {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -5185,6 +5203,7 @@ impl PrimitiveSchemaDefinition {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -5432,6 +5451,7 @@ impl ProgressToken {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -5764,6 +5784,7 @@ impl ReadResourceResultContentsItem {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -5916,6 +5937,7 @@ impl RequestId {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -6525,6 +6547,7 @@ impl SamplingMessageContent {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -6725,6 +6748,7 @@ impl SamplingMessageContentBlock {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -7051,6 +7075,7 @@ impl ServerNotification {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -7256,6 +7281,7 @@ impl __private::Streamed for ServerNotification {
             _ => ::core::option::Option::None,
         }
     }
+    #[inline]
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -7372,6 +7398,7 @@ impl ServerRequest {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -7542,6 +7569,7 @@ impl __private::Streamed for ServerRequest {
             _ => ::core::option::Option::None,
         }
     }
+    #[inline]
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -7662,6 +7690,7 @@ impl ServerResult {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -7995,6 +8024,7 @@ impl SingleSelectEnumSchema {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -8196,6 +8226,7 @@ impl TaskTtl {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -8431,6 +8462,7 @@ impl TaskStatusNotificationParamsTtl {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {

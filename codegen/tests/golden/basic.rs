@@ -34,6 +34,7 @@ impl PingId {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -185,6 +186,7 @@ impl Message {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -268,6 +270,7 @@ impl __private::Streamed for Message {
             _ => ::core::option::Option::None,
         }
     }
+    #[inline]
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -352,6 +355,7 @@ impl Contents {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {

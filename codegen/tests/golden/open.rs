@@ -37,6 +37,7 @@ impl ContentBlock {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -200,6 +201,7 @@ impl Shape {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
+    #[inline]
     fn from_content(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
