@@ -34,7 +34,7 @@ pub async fn serve_stdio_with(server: Arc<Server>, config: StdioConfig) -> std::
 fn serving_stdio(
     server: Arc<Server>,
     config: StdioConfig,
-) -> std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<()>> + Send>> {
+) -> crate::wire::BoxFuture<std::io::Result<()>> {
     Box::pin(serve_io_until(
         server,
         stdin(),

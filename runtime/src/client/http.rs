@@ -18,10 +18,7 @@ impl Client {
     ) -> Result<(Value, Option<String>), ClientError> {
         let body = Bytes::from(msg.to_string());
         let build = || {
-            let mut req = hyper::Request::post(url)
-                .header("content-type", "application/json")
-                .header("accept", "application/json, text/event-stream")
-                .header("mcp-protocol-version", version);
+            let mut req = message_headers(hyper::Request::post(url), version);
             if let Some(s) = session {
                 req = req.header("mcp-session-id", s);
             }
@@ -196,24 +193,12 @@ impl Client {
         };
         let body = Bytes::from(msg.to_string());
         let build = || {
-            // Constant names and values are not parsed or copied per request.
-            let mut req = match uri {
+            let post = match uri {
                 Some(uri) => hyper::Request::post(uri.clone()),
                 None => hyper::Request::post(url),
-            }
-            .header(
-                hyper::header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            )
-            .header(
-                hyper::header::ACCEPT,
-                HeaderValue::from_static("application/json, text/event-stream"),
-            )
-            .header(
-                HeaderName::from_static("mcp-protocol-version"),
-                HeaderValue::from_static(LATEST_PROTOCOL_VERSION),
-            )
-            .header(HeaderName::from_static("mcp-method"), method);
+            };
+            let mut req = message_headers(post, HeaderValue::from_static(LATEST_PROTOCOL_VERSION))
+                .header(HeaderName::from_static("mcp-method"), method);
             if let Some(n) = name {
                 req = req.header("mcp-name", n);
             }

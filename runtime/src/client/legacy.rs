@@ -57,12 +57,10 @@ impl LegacyHttp {
         method: hyper::Method,
         body: Bytes,
     ) -> Result<hyper::Request<Full<Bytes>>, ClientError> {
-        let mut req = hyper::Request::builder()
-            .method(method)
-            .uri(&self.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", &self.version);
+        let mut req = message_headers(
+            hyper::Request::builder().method(method).uri(&self.url),
+            &self.version,
+        );
         if let Some(s) = &self.session {
             req = req.header("mcp-session-id", s);
         }

@@ -200,10 +200,9 @@ impl From<&Negotiated> for Protocol {
 /// An MCP client. Cheap to share behind an `Arc`; calls may run in parallel.
 pub struct Client {
     transport: Transport,
-    capabilities: Value,
-    info: Value,
-    /// The `_meta` every 2026 request carries (version, capabilities, client info), built when
-    /// the capabilities or the client info change rather than on every request.
+    /// The `_meta` every 2026 request carries (version, capabilities, client info), kept built
+    /// rather than made on every request; a legacy `initialize` takes its capabilities and
+    /// client info from it.
     meta: Map<String, Value>,
     handler: Arc<dyn InputHandler>,
     max_rounds: usize,
@@ -267,6 +266,32 @@ struct Headers {
 
 /// Add the client's own headers to `req` (after the protocol's, which they may not replace):
 /// the fixed ones, then those computed now (which replace a fixed one of the same name).
+/// `req` with the headers every message POSTed or GET to the endpoint carries: its content type,
+/// what the client accepts back, and the protocol version (the host's own headers are added on
+/// sending, by [`add_headers`]).
+fn message_headers<V>(
+    req: hyper::http::request::Builder,
+    version: V,
+) -> hyper::http::request::Builder
+where
+    hyper::header::HeaderValue: TryFrom<V>,
+    <hyper::header::HeaderValue as TryFrom<V>>::Error: Into<hyper::http::Error>,
+{
+    // Constant names and values are not parsed or copied per request.
+    req.header(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    )
+    .header(
+        hyper::header::ACCEPT,
+        hyper::header::HeaderValue::from_static("application/json, text/event-stream"),
+    )
+    .header(
+        hyper::header::HeaderName::from_static("mcp-protocol-version"),
+        version,
+    )
+}
+
 fn add_headers(req: &mut hyper::Request<Full<Bytes>>, headers: &Headers) {
     #[cfg(feature = "oauth")]
     if let Some(auth) = &headers.auth {
@@ -390,11 +415,16 @@ impl Client {
     }
 
     fn with_transport(transport: Transport) -> Self {
-        let mut client = Client {
+        Client {
             transport,
-            capabilities: json!({}),
-            info: json!({"name": "oxmcp-client", "version": env!("CARGO_PKG_VERSION")}),
-            meta: Map::new(),
+            meta: Map::from_iter([
+                (META_VERSION.to_string(), json!(LATEST_PROTOCOL_VERSION)),
+                (META_CAPS.to_string(), json!({})),
+                (
+                    META_CLIENT_INFO.to_string(),
+                    json!({"name": "oxmcp-client", "version": env!("CARGO_PKG_VERSION")}),
+                ),
+            ]),
             handler: Arc::new(DeclineAll),
             max_rounds: 16,
             next_id: AtomicI64::new(1),
@@ -408,9 +438,7 @@ impl Client {
             timeout: Some(DEFAULT_TIMEOUT),
             resend_lost: 0,
             watchers: Watchers::default(),
-        };
-        client.refresh_meta();
-        client
+        }
     }
 
     /// Send the header `name: value` with every HTTP request, e.g. `Authorization: Bearer ...`
@@ -472,8 +500,8 @@ impl Client {
         capabilities: ClientCapabilities,
         handler: impl InputHandler,
     ) -> Self {
-        self.capabilities = serde_json::to_value(capabilities).unwrap_or_else(|_| json!({}));
-        self.refresh_meta();
+        let capabilities = serde_json::to_value(capabilities).unwrap_or_else(|_| json!({}));
+        self.meta.insert(META_CAPS.to_string(), capabilities);
         self.handler = Arc::new(handler);
         if let Transport::Stdio { answers, .. } = &self.transport {
             if let Ok(mut slot) = answers.lock() {
@@ -486,8 +514,7 @@ impl Client {
     /// Identify as `name`/`version` in `_meta.clientInfo`.
     pub fn client_info(mut self, info: Implementation) -> Self {
         if let Ok(info) = serde_json::to_value(info) {
-            self.info = info;
-            self.refresh_meta();
+            self.meta.insert(META_CLIENT_INFO.to_string(), info);
         }
         self
     }
@@ -634,15 +661,6 @@ impl Client {
         self
     }
 
-    /// Rebuild [`Client::meta`] from the capabilities and the client info.
-    fn refresh_meta(&mut self) {
-        self.meta = Map::from_iter([
-            (META_VERSION.to_string(), json!(LATEST_PROTOCOL_VERSION)),
-            (META_CAPS.to_string(), self.capabilities.clone()),
-            (META_CLIENT_INFO.to_string(), self.info.clone()),
-        ]);
-    }
-
     /// The server's era: found with a `server/discover` probe on first use. A result that
     /// lists the version this client speaks means a modern server; anything else (an error,
     /// no answer, a result that is not a discover result, as a 2025 server that answers every
@@ -686,8 +704,8 @@ impl Client {
     async fn initialize(&self) -> Result<Negotiated, ClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let msg = json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
-            "protocolVersion": LEGACY_VERSION, "capabilities": self.capabilities,
-            "clientInfo": self.info}});
+            "protocolVersion": LEGACY_VERSION, "capabilities": self.meta[META_CAPS],
+            "clientInfo": self.meta[META_CLIENT_INFO]}});
         let (reply, session) = match &self.transport {
             Transport::Http { url, http, .. } => {
                 let mut resent = 0;

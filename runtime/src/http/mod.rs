@@ -25,6 +25,7 @@ pub(crate) mod sse;
 pub use config::{HealthPaths, HttpConfig};
 
 use crate::server::Server;
+use crate::wire::BoxFuture;
 use axum::extract::FromRef;
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -137,19 +138,14 @@ fn router_of(app: App) -> Router {
 /// [`serve_listener`]).
 pub async fn serve(server: Arc<Server>, addr: &str, config: HttpConfig) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
-    serving(
+    serve_listener(
         server,
         listener,
         config,
-        Box::pin(crate::transport::shutdown_signal()),
+        crate::transport::shutdown_signal(),
     )
     .await
 }
-
-/// A server's future, boxed behind a boundary that is never inlined: the serving loop is then
-/// compiled once, in this crate, rather than again in each server's own crate, where release
-/// builds would otherwise inline the small async functions its `main` awaits.
-type Serving = std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<()>> + Send>>;
 
 /// Serve on an already bound listener until `shutdown` completes. Each connection gets the
 /// header/idle timeout of `config.limits`, and at most `max_connections` are served at once.
@@ -165,14 +161,16 @@ pub async fn serve_listener(
     serving(server, listener, config, Box::pin(shutdown)).await
 }
 
-/// [`serve_listener`]'s loop, for any shutdown future (see [`Serving`]).
+/// [`serve_listener`]'s loop, for any shutdown future, boxed behind a boundary that is never
+/// inlined: the loop is then compiled once, in this crate, rather than again in each server's own
+/// crate, where release builds would otherwise inline the small async functions its `main` awaits.
 #[inline(never)]
 fn serving(
     server: Arc<Server>,
     listener: tokio::net::TcpListener,
     config: HttpConfig,
-    shutdown: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
-) -> Serving {
+    shutdown: BoxFuture<()>,
+) -> BoxFuture<std::io::Result<()>> {
     Box::pin(serve_until(server, listener, config, shutdown))
 }
 
@@ -180,7 +178,7 @@ async fn serve_until(
     server: Arc<Server>,
     listener: tokio::net::TcpListener,
     config: HttpConfig,
-    shutdown: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
+    shutdown: BoxFuture<()>,
 ) -> std::io::Result<()> {
     use hyper_util::rt::{TokioIo, TokioTimer};
     let addr: Option<SocketAddr> = listener.local_addr().ok();
