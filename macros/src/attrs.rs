@@ -2,7 +2,7 @@
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
-use sha2::{Digest, Sha256};
+use std::hash::Hasher;
 use syn::{Attribute, Expr, ExprLit, Lit, LitStr};
 
 /// The doc comment lines of `attrs`, without the leading space rustdoc adds.
@@ -34,9 +34,15 @@ pub fn doc_text(attrs: &[Attribute]) -> Option<String> {
 }
 
 /// A short digest of an item's tokens: changes whenever the handler's code changes.
+///
+/// FNV-1a over the token text: a fixed algorithm (the same value from every compiler, so every
+/// build of one source agrees), and no cryptographic strength needed, since the text is the
+/// author's code and not input; the runtime digests it again with SHA-256 before it binds a
+/// sealed state to it.
 pub fn fingerprint(item: &impl ToTokens) -> String {
-    let digest = Sha256::digest(item.to_token_stream().to_string());
-    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+    let mut hasher = fnv::FnvHasher::default();
+    hasher.write(item.to_token_stream().to_string().as_bytes());
+    format!("{:016x}", hasher.finish())
 }
 
 /// Parse a string literal option value.

@@ -9,13 +9,13 @@ use crate::handler::Principal;
 use crate::server::legacy::{is_legacy_initialize, parse_error_text, Session};
 use crate::server::Server;
 use crate::transport::Limits;
-use crate::wire::line::{read_line, Line};
+use crate::wire::line::{write_line, Line, LineReader};
 use crate::wire::{lock, request_id, Incoming, Notifier, Reply};
 use oxmcp_schema::{methods, CancelledNotificationParams, ClientRequest, Error, RequestId};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::AsyncWrite;
 
 /// Serve on this process's stdin and stdout until end of input, ctrl-c or SIGTERM.
 pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
@@ -236,13 +236,11 @@ where
     let (out, mut out_rx) = Notifier::channel(limits.queue);
     let writer_task = tokio::spawn(async move {
         while let Some(line) = out_rx.recv().await {
-            writer.write_all(line.as_bytes()).await?;
-            writer.write_all(b"\n").await?;
-            writer.flush().await?;
+            write_line(&mut writer, line.as_bytes()).await?;
         }
         Ok::<(), std::io::Error>(())
     });
-    let mut reader = BufReader::new(reader);
+    let mut reader = LineReader::new(reader);
     let mut raw = Vec::new();
     let mut tasks = tokio::task::JoinSet::new();
     // Requests in flight by id, so `notifications/cancelled` can stop them.
@@ -259,7 +257,7 @@ where
                 tracing::info!("shutting down: no more requests read");
                 break;
             }
-            line = read_line(&mut reader, &mut raw, max_line) => line?,
+            line = reader.read_line(&mut raw, max_line) => line?,
         };
         match line {
             Line::End => break,

@@ -56,3 +56,60 @@ fn valid_input_still_round_trips_exactly() {
     let parsed: ContentBlock = serde_json::from_str(text).unwrap();
     assert_eq!(serde_json::to_string(&parsed).unwrap(), text);
 }
+
+/// A union whose tag comes after the other members is read from a buffer: it must give the same
+/// value as when the tag comes first, and refuse the same wrong shapes with the same errors.
+#[test]
+fn a_late_tag_reads_and_refuses_as_an_early_one() {
+    let meta = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let orders = |params: &str| {
+        [
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#),
+            format!(r#"{{"params":{params},"id":1,"jsonrpc":"2.0","method":"tools/call"}}"#),
+        ]
+    };
+    let good = format!(r#"{{"name":"t","arguments":{{"a":[1,true,null,"x"]}},"_meta":{meta}}}"#);
+    let [early, late] = orders(&good);
+    let (early, late): (ClientRequest, ClientRequest) = (
+        serde_json::from_str(&early).unwrap(),
+        serde_json::from_str(&late).unwrap(),
+    );
+    assert_eq!(
+        serde_json::to_value(&early).unwrap(),
+        serde_json::to_value(&late).unwrap()
+    );
+    // A string, an object and a map of the wrong shape, each refused alike either way.
+    for (params, want) in [
+        (
+            format!(r#"{{"name":5,"_meta":{meta}}}"#),
+            "invalid type: integer `5`, expected a string",
+        ),
+        (
+            r#"[1,2]"#.to_string(),
+            "invalid type: sequence, expected struct",
+        ),
+        (
+            format!(r#"{{"name":"t","arguments":"x","_meta":{meta}}}"#),
+            "invalid type: string \"x\", expected a map",
+        ),
+    ] {
+        let [early, late] = orders(&params);
+        let (early, late) = (err::<ClientRequest>(&early), err::<ClientRequest>(&late));
+        assert!(early.contains(want), "{early}");
+        assert!(late.contains(want), "{late}");
+    }
+    // Strings, flags and arrays inside a member read from the buffer.
+    let block = r#"{"text":"hi","annotations":{"audience":["user"],"priority":1},"type":"text"}"#;
+    let parsed: ContentBlock = serde_json::from_str(block).unwrap();
+    assert_eq!(serde_json::to_string(&parsed).unwrap().len(), block.len());
+    let e = err::<ContentBlock>(r#"{"text":"hi","annotations":{"audience":"user"},"type":"text"}"#);
+    assert!(
+        e.contains("invalid type: string \"user\", expected a sequence"),
+        "{e}"
+    );
+    let e = err::<ContentBlock>(r#"{"text":true,"type":"text"}"#);
+    assert!(
+        e.contains("invalid type: boolean `true`, expected a string"),
+        "{e}"
+    );
+}

@@ -394,18 +394,8 @@ mod __private {
                 Content::F64(v) => visitor.visit_f64(v),
                 Content::Str(v) => visitor.visit_borrowed_str(v),
                 Content::String(v) => visitor.visit_string(v),
-                Content::Seq(v) => {
-                    let mut seq = ::serde::de::value::SeqDeserializer::new(v.into_iter());
-                    let value = visitor.visit_seq(&mut seq)?;
-                    seq.end()?;
-                    ::core::result::Result::Ok(value)
-                }
-                Content::Map(v) => {
-                    let mut map = ::serde::de::value::MapDeserializer::new(v.into_iter());
-                    let value = visitor.visit_map(&mut map)?;
-                    map.end()?;
-                    ::core::result::Result::Ok(value)
-                }
+                Content::Seq(v) => visit_content_seq(v, visitor),
+                Content::Map(v) => visit_content_map(v, visitor),
             }
         }
         fn deserialize_option<V: ::serde::de::Visitor<'de>>(
@@ -428,10 +418,58 @@ mod __private {
             self,
             visitor: V,
         ) -> ::core::result::Result<V::Value, E> {
-            match &self.0 {
-                Content::Map(_) => self.deserialize_any(visitor),
+            match self.0 {
+                Content::Map(v) => visit_content_map(v, visitor),
                 other => {
-                    ::core::result::Result::Err(E::invalid_type(unexpected(other), &visitor))
+                    ::core::result::Result::Err(
+                        E::invalid_type(unexpected(&other), &visitor),
+                    )
+                }
+            }
+        }
+        fn deserialize_seq<V: ::serde::de::Visitor<'de>>(
+            self,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, E> {
+            match self.0 {
+                Content::Seq(v) => visit_content_seq(v, visitor),
+                other => {
+                    ::core::result::Result::Err(
+                        E::invalid_type(unexpected(&other), &visitor),
+                    )
+                }
+            }
+        }
+        fn deserialize_str<V: ::serde::de::Visitor<'de>>(
+            self,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, E> {
+            match self.0 {
+                Content::Str(v) => visitor.visit_borrowed_str(v),
+                Content::String(v) => visitor.visit_string(v),
+                other => {
+                    ::core::result::Result::Err(
+                        E::invalid_type(unexpected(&other), &visitor),
+                    )
+                }
+            }
+        }
+        fn deserialize_string<V: ::serde::de::Visitor<'de>>(
+            self,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, E> {
+            self.deserialize_str(visitor)
+        }
+        fn deserialize_bool<V: ::serde::de::Visitor<'de>>(
+            self,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, E> {
+            match self.0 {
+                Content::Bool(v) => visitor.visit_bool(v),
+                other => {
+                    ::core::result::Result::Err(
+                        E::invalid_type(unexpected(&other), &visitor),
+                    )
                 }
             }
         }
@@ -444,9 +482,29 @@ mod __private {
             self.deserialize_map(visitor)
         }
         ::serde::forward_to_deserialize_any! {
-            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
-            byte_buf unit unit_struct seq tuple tuple_struct enum identifier ignored_any
+            i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char bytes byte_buf unit
+            unit_struct tuple tuple_struct enum identifier ignored_any
         }
+    }
+    /// An array's items to `visitor`; all of them must be taken.
+    fn visit_content_seq<'de, V: ::serde::de::Visitor<'de>, E: ::serde::de::Error>(
+        items: ::std::vec::Vec<Content<'de>>,
+        visitor: V,
+    ) -> ::core::result::Result<V::Value, E> {
+        let mut seq = ::serde::de::value::SeqDeserializer::new(items.into_iter());
+        let value = visitor.visit_seq(&mut seq)?;
+        seq.end()?;
+        ::core::result::Result::Ok(value)
+    }
+    /// An object's members to `visitor`; all of them must be taken.
+    fn visit_content_map<'de, V: ::serde::de::Visitor<'de>, E: ::serde::de::Error>(
+        entries: ::std::vec::Vec<(Content<'de>, Content<'de>)>,
+        visitor: V,
+    ) -> ::core::result::Result<V::Value, E> {
+        let mut map = ::serde::de::value::MapDeserializer::new(entries.into_iter());
+        let value = visitor.visit_map(&mut map)?;
+        map.end()?;
+        ::core::result::Result::Ok(value)
     }
     fn unexpected<'a>(content: &'a Content<'_>) -> ::serde::de::Unexpected<'a> {
         use ::serde::de::Unexpected;

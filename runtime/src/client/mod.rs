@@ -47,6 +47,7 @@ use progress::{watch, ProgressFn, Watchers, Watching};
 #[cfg(feature = "skills")]
 pub use skills::{SkillEntry, SkillFile};
 
+use crate::wire::line::{write_line, Line, LineReader};
 use crate::wire::{BoxFuture, META_CAPS, META_CLIENT_INFO, META_VERSION};
 use futures_util::StreamExt;
 use http_body_util::{BodyExt, Full};
@@ -64,7 +65,6 @@ use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
 type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>;

@@ -40,16 +40,15 @@ impl Client {
             .ok_or_else(|| ClientError::Transport("no stdout".into()))?;
         if let Some(stderr) = child.stderr.take() {
             tokio::spawn(async move {
-                let mut reader = BufReader::new(stderr);
+                let mut reader = LineReader::new(stderr);
                 let mut raw = Vec::new();
                 loop {
-                    match crate::wire::line::read_line(&mut reader, &mut raw, MAX_STDERR_LINE).await
-                    {
-                        Ok(crate::wire::line::Line::Fits) => {
+                    match reader.read_line(&mut raw, MAX_STDERR_LINE).await {
+                        Ok(Line::Fits) => {
                             on_line(&String::from_utf8_lossy(&raw));
                         }
-                        Ok(crate::wire::line::Line::TooLong) => {}
-                        Ok(crate::wire::line::Line::End) | Err(_) => break,
+                        Ok(Line::TooLong) => {}
+                        Ok(Line::End) | Err(_) => break,
                     }
                 }
             });
@@ -72,10 +71,7 @@ impl Client {
         let (tx, mut rx) = mpsc::unbounded_channel::<String>();
         tokio::spawn(async move {
             while let Some(line) = rx.recv().await {
-                if writer.write_all(line.as_bytes()).await.is_err()
-                    || writer.write_all(b"\n").await.is_err()
-                    || writer.flush().await.is_err()
-                {
+                if write_line(&mut writer, line.as_bytes()).await.is_err() {
                     break;
                 }
             }
@@ -95,15 +91,15 @@ impl Client {
         // client is dropped.
         let (reader_answers, reader_tx) = (answers.clone(), tx.downgrade());
         tokio::spawn(async move {
-            let mut reader = BufReader::new(reader);
+            let mut reader = LineReader::new(reader);
             let mut raw = Vec::new();
             loop {
-                match crate::wire::line::read_line(&mut reader, &mut raw, MAX_REPLY_LINE).await {
-                    Ok(crate::wire::line::Line::Fits) => {}
+                match reader.read_line(&mut raw, MAX_REPLY_LINE).await {
+                    Ok(Line::Fits) => {}
                     // Skipped unread: the call it answers waits until its caller drops it or
                     // the server's output ends.
-                    Ok(crate::wire::line::Line::TooLong) => continue,
-                    Ok(crate::wire::line::Line::End) | Err(_) => break,
+                    Ok(Line::TooLong) => continue,
+                    Ok(Line::End) | Err(_) => break,
                 }
                 let Ok(v) = serde_json::from_slice::<Value>(&raw) else {
                     continue;
