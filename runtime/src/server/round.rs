@@ -179,17 +179,6 @@ pub(super) fn respond<T: Into<ServerResult>>(
     }
 }
 
-/// What a round keeps from its start for its end: the request's identity and binding, the time
-/// it read, and the single use it claimed.
-struct Opened<'a> {
-    method: &'static str,
-    target: &'a str,
-    bound: BindingDigest,
-    fingerprint: FingerprintDigest,
-    now: Option<u64>,
-    claim: Option<crate::state::TokenId>,
-}
-
 impl Server {
     /// Count a `requestState` refused for `reason`, when metrics are on.
     fn count_refused(&self, reason: &'static str) {
@@ -202,45 +191,12 @@ impl Server {
     }
 
     /// One round of a call: start the handler with its parameters, open the state, run the
-    /// handler, finish or suspend. Only the run is generic in the result type; opening the state
-    /// and sealing the next are compiled once, in [`Server::open_round`] and
-    /// [`Server::close_round`].
+    /// handler, finish or suspend.
     pub(super) async fn round<T>(
         &self,
         round: Round<'_>,
         start: impl FnOnce(&CallParts<'_>) -> BoxFuture<Result<T, Error>>,
     ) -> Result<Finished<T>, Error> {
-        let (opened, state, mode) = self.open_round(round).await?;
-        let (outcome, call) = execute(&self.states, opened.method, mode, state, start).await;
-        let outcome = match outcome {
-            Outcome::Done(Ok(result)) => return Ok(Finished::Done(result)),
-            Outcome::Done(Err(e)) => Outcome::Done(Err(e)),
-            Outcome::Panicked(message) => Outcome::Panicked(message),
-            Outcome::Refused(e) => Outcome::Refused(e),
-            Outcome::Detached { journal } => Outcome::Detached { journal },
-            Outcome::Suspended {
-                requests,
-                journal,
-                answered,
-            } => Outcome::Suspended {
-                requests,
-                journal,
-                answered,
-            },
-        };
-        match self.close_round(opened, outcome, &call)? {
-            Finished::Done(never) => match never {},
-            Finished::Suspended(ask) => Ok(Finished::Suspended(ask)),
-            Finished::Detached(journal) => Ok(Finished::Detached(journal)),
-        }
-    }
-
-    /// The start of a round: the state the request carries opened, checked against the request
-    /// and claimed, and the call's state built from its journal and the answers.
-    async fn open_round<'a>(
-        &self,
-        round: Round<'a>,
-    ) -> Result<(Opened<'a>, CallState, Mode), Error> {
         // Taken apart so that the large `_meta` is not kept twice across the handler's awaits.
         let Round {
             method,
@@ -358,34 +314,7 @@ impl Server {
             task_gate,
             ..Default::default()
         };
-        let opened = Opened {
-            method,
-            target,
-            bound,
-            fingerprint,
-            now,
-            claim,
-        };
-        Ok((opened, state_, mode))
-    }
-
-    /// The end of a round that did not return a result: the error to answer with (the state's
-    /// single use given back when no step ran), or the next state sealed beside the input
-    /// requests.
-    fn close_round(
-        &self,
-        opened: Opened<'_>,
-        outcome: Outcome<Result<std::convert::Infallible, Error>>,
-        call: &Call,
-    ) -> Result<Finished<std::convert::Infallible>, Error> {
-        let Opened {
-            method,
-            target,
-            bound,
-            fingerprint,
-            now,
-            claim,
-        } = opened;
+        let (outcome, call) = execute(&self.states, method, mode, state_, start).await;
         // A retry refused with an error before any step ran had no effect: its state may be
         // sent again (with other answers, or after the server's fault is fixed).
         let release = |codec: &crate::state::StateCodec| {
@@ -396,7 +325,7 @@ impl Server {
             }
         };
         match outcome {
-            Outcome::Done(Ok(never)) => match never {},
+            Outcome::Done(Ok(result)) => Ok(Finished::Done(result)),
             Outcome::Detached { journal } => Ok(Finished::Detached(journal)),
             Outcome::Done(Err(error)) => {
                 release(&self.codec);
