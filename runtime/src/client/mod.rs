@@ -264,10 +264,8 @@ struct Headers {
     auth: Option<Arc<oauth::Authorizer>>,
 }
 
-/// Add the client's own headers to `req` (after the protocol's, which they may not replace):
-/// the fixed ones, then those computed now (which replace a fixed one of the same name).
 /// `req` with the headers every message POSTed or GET to the endpoint carries: its content type,
-/// what the client accepts back, and the protocol version (the host's own headers are added on
+/// what the client accepts back, and the protocol version (the client's own headers are added on
 /// sending, by [`add_headers`]).
 fn message_headers<V>(
     req: hyper::http::request::Builder,
@@ -292,6 +290,8 @@ where
     )
 }
 
+/// Add the client's own headers to `req` (after the protocol's, which they may not replace):
+/// the fixed ones, then those computed now (which replace a fixed one of the same name).
 fn add_headers(req: &mut hyper::Request<Full<Bytes>>, headers: &Headers) {
     #[cfg(feature = "oauth")]
     if let Some(auth) = &headers.auth {
