@@ -24,6 +24,28 @@ macro_rules! cfg_stdio {
     };
 }
 
+/// Items that need the `signal` feature.
+macro_rules! cfg_signal {
+    ($($item:item)*) => {
+        $(
+            #[cfg(feature = "signal")]
+            #[cfg_attr(docsrs, doc(cfg(feature = "signal")))]
+            $item
+        )*
+    };
+}
+
+/// Items that need the `tasks` feature.
+macro_rules! cfg_tasks {
+    ($($item:item)*) => {
+        $(
+            #[cfg(feature = "tasks")]
+            #[cfg_attr(docsrs, doc(cfg(feature = "tasks")))]
+            $item
+        )*
+    };
+}
+
 /// Items that need the `client` feature.
 macro_rules! cfg_client {
     ($($item:item)*) => {
@@ -118,17 +140,6 @@ macro_rules! cfg_skills {
         $(
             #[cfg(feature = "skills")]
             #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
-            $item
-        )*
-    };
-}
-
-/// Items that need a transport that serves (`http` or `stdio`).
-macro_rules! cfg_serve {
-    ($($item:item)*) => {
-        $(
-            #[cfg(any(feature = "http", feature = "stdio"))]
-            #[cfg_attr(docsrs, doc(cfg(any(feature = "http", feature = "stdio"))))]
             $item
         )*
     };

@@ -194,9 +194,10 @@
 //! fallen behind, its progress and log messages are dropped and a `subscriptions/listen`
 //! stream ends (the client re-lists when it listens again); replies are never dropped.
 //!
-//! `serve_http` and `serve_stdio` stop on ctrl-c or SIGTERM ([`crate::shutdown_signal`]): they
-//! stop taking requests, end listen streams, let requests in flight finish for up to
-//! `shutdown_grace` (10 s), then cut off the rest (on stdio, each is answered with -32603). A
+//! `serve_http` and `serve_stdio` stop on ctrl-c or SIGTERM ([`crate::shutdown_signal`], feature
+//! `signal`, on with `http`; a stdio server also stops at end of input): they stop taking
+//! requests, end listen streams, let requests in flight finish for up to `shutdown_grace`
+//! (10 s), then cut off the rest (on stdio, each is answered with -32603). A
 //! server mounted in your own router: call [`crate::Server::close_streams`] before your
 //! graceful shutdown, or the listen streams will hold it open. A handler that panics is answered
 //! with -32603 on every transport, and the server goes on.

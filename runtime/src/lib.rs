@@ -15,7 +15,7 @@
 //! | [`stdio`] | serve a client that spawned this process |
 //! | [`auth`] | verify bearer tokens (OAuth 2.1 resource server) |
 //! | [`state`] | configure the `requestState` key ring, codec and single-use guard |
-//! | [`tasks`] | keep tasks somewhere else than in memory |
+//! | [`tasks`] | keep tasks somewhere else than in memory (feature `tasks`) |
 //! | `redis` | share tasks and single use between instances through Redis (feature `redis`) |
 //! | [`skills`] | offer Agent Skills (the skills extension) |
 //! | [`client`] | call MCP servers, answering their input requests |
@@ -27,7 +27,8 @@
 //! Cargo features: `http` (streamable HTTP server, on axum), `stdio` (stdio server) and `client`
 //! (an MRTR client over HTTP or stdio) are on by default, with `auth`, `logging` and `derive`; a
 //! stdio-only server builds with `default-features = false, features = ["stdio"]` and compiles
-//! no HTTP stack. `redis` adds the `redis` module. `bench` exposes internals for the project's benchmarks
+//! no HTTP stack; it stops at end of input, and also on ctrl-c or SIGTERM with `signal` (on
+//! with `http`). `redis` adds the `redis` module. `bench` exposes internals for the project's benchmarks
 //! (`oxmcp::bench`); it is not a stable API.
 //!
 //! The crate is built in layers whose imports point one way (see ARCHITECTURE.md): `wire` <-
@@ -47,7 +48,9 @@ pub mod handler;
 mod resume;
 pub mod server;
 pub mod state;
-pub mod tasks;
+cfg_tasks! {
+    pub mod tasks;
+}
 mod transport;
 pub mod wire;
 
@@ -96,7 +99,7 @@ pub use server::{
     BuildError, CompletionFn, Server, ServerBuilder, LEGACY_VERSIONS, QUOTA_EXCEEDED,
     SUPPORTED_VERSIONS,
 };
-cfg_serve! {
+cfg_signal! {
     pub use transport::shutdown_signal;
 }
 pub use transport::Limits;
@@ -145,6 +148,26 @@ pub mod __private {
     pub use crate::handler::form::{parse_single, single_select};
     pub use crate::wire::BoxFuture;
     pub use indexmap::IndexMap;
+
+    /// `#[mcp_tool(task = ...)]` checks with this that the runtime serves tasks: nothing with
+    /// the `tasks` feature, one error that names the feature without it.
+    #[cfg(feature = "tasks")]
+    #[macro_export]
+    #[doc(hidden)]
+    macro_rules! __oxmcp_tasks_on {
+        () => {};
+    }
+    #[cfg(not(feature = "tasks"))]
+    #[macro_export]
+    #[doc(hidden)]
+    macro_rules! __oxmcp_tasks_on {
+        () => {
+            ::core::compile_error!(
+                "a tool that runs as a task needs oxmcp's `tasks` feature: add \"tasks\" to its features"
+            );
+        };
+    }
+    pub use crate::__oxmcp_tasks_on as tasks_on;
     /// Without the `derive` feature, `#[mcp_type]` gets one error, which names the feature.
     #[cfg(not(feature = "derive"))]
     pub use oxmcp_macros::{

@@ -50,8 +50,10 @@ pub(crate) struct Metrics {
     rounds: Family<Labels<1>, Counter>,
     sessions: Gauge,
     streams: Family<Labels<1>, Gauge>,
+    #[cfg(feature = "tasks")]
     tasks: Family<Labels<1>, Counter>,
     state_refused: Family<Labels<1>, Counter>,
+    #[cfg(feature = "tasks")]
     store_errors: Counter,
     while_draining: Counter,
 }
@@ -66,8 +68,10 @@ impl Metrics {
         let rounds = Family::<Labels<1>, Counter>::default();
         let sessions = Gauge::default();
         let streams = Family::<Labels<1>, Gauge>::default();
+        #[cfg(feature = "tasks")]
         let tasks = Family::<Labels<1>, Counter>::default();
         let state_refused = Family::<Labels<1>, Counter>::default();
+        #[cfg(feature = "tasks")]
         let store_errors = Counter::default();
         let while_draining = Counter::default();
         registry.register(
@@ -95,6 +99,7 @@ impl Metrics {
             "SSE response streams open, by era (stateless requests, or 2025-era sessions)",
             streams.clone(),
         );
+        #[cfg(feature = "tasks")]
         registry.register(
             "mcp_tasks",
             "Tasks created, and ended by status",
@@ -105,6 +110,7 @@ impl Metrics {
             "requestState tokens refused, by reason",
             state_refused.clone(),
         );
+        #[cfg(feature = "tasks")]
         registry.register(
             "mcp_task_store_errors",
             "Errors of the task store",
@@ -123,8 +129,10 @@ impl Metrics {
             rounds,
             sessions,
             streams,
+            #[cfg(feature = "tasks")]
             tasks,
             state_refused,
+            #[cfg(feature = "tasks")]
             store_errors,
             while_draining,
         }
@@ -195,6 +203,7 @@ impl Metrics {
     }
 
     /// A task created, or ended with `status`.
+    #[cfg(feature = "tasks")]
     pub(crate) fn task(&self, status: &'static str) {
         self.tasks.get_or_create(&[("status", status)]).inc();
     }
@@ -207,6 +216,7 @@ impl Metrics {
     }
 
     /// An error of the task store.
+    #[cfg(feature = "tasks")]
     pub(crate) fn store_error(&self) {
         self.store_errors.inc();
     }

@@ -17,7 +17,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::io::AsyncWrite;
 
-/// Serve on this process's stdin and stdout until end of input, ctrl-c or SIGTERM.
+/// Serve on this process's stdin and stdout until end of input or, with the `signal` feature,
+/// ctrl-c or SIGTERM; what is in flight is answered first either way. Without `signal` those
+/// signals take their default action and end the process at once. The protocol stops a stdio
+/// server by closing its input, and sends SIGTERM only to a server that did not exit then.
 pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
     serve_stdio_with(server, StdioConfig::default()).await
 }
@@ -40,8 +43,17 @@ fn serving_stdio(
         stdin(),
         tokio::io::stdout(),
         config,
-        crate::transport::shutdown_signal(),
+        stop(),
     ))
+}
+
+/// What stops the stdio server besides end of input: ctrl-c or SIGTERM with the `signal`
+/// feature; nothing without it.
+async fn stop() {
+    #[cfg(feature = "signal")]
+    crate::transport::shutdown_signal().await;
+    #[cfg(not(feature = "signal"))]
+    std::future::pending::<()>().await;
 }
 
 /// This process's stdin, read on a thread of its own. `tokio::io::stdin` reads on the runtime's

@@ -79,6 +79,13 @@ async fn polled() -> String {
     "polled done".into()
 }
 
+/// Announces an update of `uri`.
+#[mcp_tool]
+async fn touch(uri: String) -> String {
+    oxmcp::notify_resource_updated(&uri);
+    "touched".into()
+}
+
 fn server() -> Arc<Server> {
     server_counting(Finished::default())
 }
@@ -314,6 +321,60 @@ async fn logging_set_level_applies_to_the_session() {
     let note = client.next().await;
     assert_eq!(note["method"], "notifications/message", "{note}");
     assert_eq!(client.next().await["id"], 3);
+}
+
+#[tokio::test]
+async fn a_legacy_session_hears_of_updates_under_what_it_subscribed_to_until_it_unsubscribes() {
+    let s = Arc::new(Server::builder().tool(touch).build().unwrap());
+    let mut client = Legacy::start(s, Limits::default());
+    client.initialize(json!({})).await;
+    let mut id = 0;
+    let mut ask = |method: &str, params: Value| {
+        id += 1;
+        (
+            id,
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        )
+    };
+    // Subscribing twice is one subscription.
+    for _ in 0..2 {
+        let (id, req) = ask("resources/subscribe", json!({"uri": "file:///notes"}));
+        client.send(req).await;
+        assert_eq!(
+            client.next().await,
+            json!({"jsonrpc": "2.0", "id": id, "result": {}})
+        );
+    }
+    let touching = |uri: &str| json!({"name": "touch", "arguments": {"uri": uri}});
+    // A URI under the subscription: the update, and the call's reply, in either order.
+    let (called, req) = ask("tools/call", touching("file:///notes/today.md"));
+    client.send(req).await;
+    let (a, b) = (client.next().await, client.next().await);
+    let (note, reply) = if a.get("method").is_some() {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    assert_eq!(
+        note,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+               "params": {"uri": "file:///notes/today.md"}})
+    );
+    assert_eq!(reply["id"], called, "{reply}");
+    // Outside it, and after unsubscribing: the reply alone, and the next reply after it.
+    let (called, req) = ask("tools/call", touching("file:///elsewhere"));
+    client.send(req).await;
+    assert_eq!(client.next().await["id"], called);
+    let (left, req) = ask("resources/unsubscribe", json!({"uri": "file:///notes"}));
+    client.send(req).await;
+    assert_eq!(client.next().await["id"], left);
+    let (called, req) = ask("tools/call", touching("file:///notes/today.md"));
+    client.send(req).await;
+    assert_eq!(client.next().await["id"], called);
+    let (pinged, req) = ask("ping", json!({}));
+    client.send(req).await;
+    let next = client.next().await;
+    assert_eq!(next["id"], pinged, "nothing between: {next}");
 }
 
 #[tokio::test]

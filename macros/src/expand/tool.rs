@@ -45,8 +45,10 @@ pub(super) fn imp(s: &Shared<'_>) -> TokenStream {
             .task_start
             .as_ref()
             .is_some_and(|s| s.value() == "explicit");
+        let check = quote_spanned!(t.span()=> #rt::__private::tasks_on!(););
         quote! {
             fn task_support(&self) -> #rt::handler::TaskSupport {
+                #check
                 #rt::handler::TaskSupport { mode: #mode, explicit_start: #explicit }
             }
         }

@@ -109,6 +109,7 @@ pub(crate) enum TaskGate {
     /// and the call goes on as a task.
     Request,
     /// The run is a task's: `start_task()` returns at once.
+    #[cfg(feature = "tasks")]
     InTask,
 }
 

@@ -77,17 +77,23 @@ impl Server {
                 reply
             }
             // Skills are served in both eras.
+            #[cfg(feature = "tasks")]
             Incoming::Extension(request) if !request.method.starts_with("tasks/") => {
                 Some(self.skills_request(*request))
             }
             // Tasks are a modern extension; a legacy session has none.
+            #[cfg(feature = "tasks")]
             Incoming::Extension(request) if caller.live.is_some() => Some(Reply::error(
                 Some(request.id),
                 oxmcp_schema::Error::method_not_found(&request.method),
             )),
+            #[cfg(feature = "tasks")]
             Incoming::Extension(request) => {
                 Some(Box::pin(self.task_request(*request, caller.principal)).await)
             }
+            // Without the tasks extension, `tasks/*` are unknown methods as any other.
+            #[cfg(not(feature = "tasks"))]
+            Incoming::Extension(request) => Some(self.skills_request(*request)),
             // Notifications (e.g. notifications/cancelled, handled by the transports) and
             // responses (servers send no requests) get no reply.
             Incoming::Notification(_) | Incoming::Response => None,
@@ -255,6 +261,19 @@ fn outcome(reply: &Reply) -> &'static str {
     }
 }
 
+/// A result reply carrying `fields` as is: the extensions' results, which the bindings do not
+/// type.
+#[cfg(any(feature = "skills", feature = "tasks"))]
+pub(crate) fn raw_result(
+    id: oxmcp_schema::RequestId,
+    fields: serde_json::Map<String, serde_json::Value>,
+) -> Reply {
+    match oxmcp_schema::Result::from_typed(&serde_json::Value::Object(fields)) {
+        Ok(result) => Reply::result(id, oxmcp_schema::ServerResult::Result(result)),
+        Err(e) => Reply::error(Some(id), oxmcp_schema::Error::internal(e.to_string())),
+    }
+}
+
 impl Server {
     /// `skills/list`, `skills/get` and `resources/directory/read`: answered from the skills
     /// catalog, or as unknown methods by a server that offers no skills.
@@ -271,9 +290,7 @@ impl Server {
                 other => Err(oxmcp_schema::Error::method_not_found(other)),
             };
             return match outcome {
-                Ok(serde_json::Value::Object(fields)) => {
-                    super::tasks::raw_result(request.id, fields)
-                }
+                Ok(serde_json::Value::Object(fields)) => raw_result(request.id, fields),
                 Ok(_) => Reply::error(
                     Some(request.id),
                     oxmcp_schema::Error::internal("a skills result that is not an object"),

@@ -13,7 +13,6 @@ use crate::resume::live::{Live, Outbound};
 use crate::wire::{lock, Incoming, Notifier, Reply};
 use oxmcp_schema::{error_codes, Error, LoggingLevel, ServerResult};
 use serde_json::{json, Map, Value};
-use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -36,8 +35,9 @@ pub(crate) struct Session {
     pub(crate) client_info: Value,
     /// The level `logging/setLevel` asked for.
     log_level: Mutex<Option<Value>>,
-    /// URIs `resources/subscribe` asked for.
-    subscriptions: Mutex<BTreeSet<String>>,
+    /// URIs `resources/subscribe` asked for, each once. A list: every check walks them all
+    /// anyway, since a subscription covers the URIs under it.
+    subscriptions: Mutex<Vec<String>>,
     /// The session's requests to the client awaiting a response.
     pub(crate) outbound: Arc<Outbound>,
     /// The `_meta` members every request of the session carries (its version, capabilities and
@@ -319,10 +319,10 @@ impl Server {
                     return Some(error_text(Some(&id), error));
                 };
                 let mut subscriptions = lock(&session.subscriptions);
-                if method == "resources/subscribe" {
-                    subscriptions.insert(uri.to_string());
-                } else {
-                    subscriptions.remove(uri);
+                if method == "resources/unsubscribe" {
+                    subscriptions.retain(|s| s != uri);
+                } else if !subscriptions.iter().any(|s| s == uri) {
+                    subscriptions.push(uri.to_string());
                 }
                 return simple(json!({}));
             }

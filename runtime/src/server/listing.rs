@@ -48,12 +48,15 @@ impl Server {
     /// The extensions this server serves, with their settings: tasks, when a tool can run as
     /// a task; skills, when it offers skills.
     fn extensions(&self) -> Option<indexmap::IndexMap<String, Map<String, serde_json::Value>>> {
+        #[cfg_attr(not(any(feature = "tasks", feature = "skills")), allow(unused_mut))]
         let mut extensions = indexmap::IndexMap::new();
+        #[cfg(feature = "tasks")]
         let tasks = self
             .registry()
             .tools
             .values()
             .any(|t| t.handler.task_support().mode != crate::handler::TaskMode::Never);
+        #[cfg(feature = "tasks")]
         if tasks {
             extensions.insert(super::tasks::TASKS_EXTENSION.to_string(), Map::new());
         }

@@ -13,6 +13,7 @@ mod listen;
 mod listing;
 mod mrtr;
 pub(crate) mod round;
+#[cfg(feature = "tasks")]
 pub(crate) mod tasks;
 
 use crate::handler::extract::StateMap;
@@ -63,6 +64,7 @@ pub struct Server {
     #[cfg(any(feature = "http", feature = "stdio"))]
     legacy_hello: String,
     /// The tasks extension: where tasks are kept and the runs this process drives.
+    #[cfg(feature = "tasks")]
     tasks: Arc<tasks::TaskEngine>,
     /// Prometheus metrics, when turned on.
     #[cfg(feature = "metrics")]
@@ -92,11 +94,8 @@ pub struct ServerBuilder {
     page_size: usize,
     states: StateMap,
     legacy: bool,
-    task_store: Option<Arc<dyn crate::tasks::TaskStore>>,
-    task_ttl: Duration,
-    task_lease: Duration,
-    task_budget: usize,
-    tasks_per_principal: usize,
+    #[cfg(feature = "tasks")]
+    tasks: TaskSettings,
     #[cfg(feature = "metrics")]
     metrics: bool,
     #[cfg(feature = "validate")]
@@ -107,6 +106,29 @@ pub struct ServerBuilder {
     skills: Vec<crate::skills::Skill>,
     #[cfg(feature = "skills")]
     skills_poll: Duration,
+}
+
+/// Where a server keeps its tasks and how long, how much and how many.
+#[cfg(feature = "tasks")]
+struct TaskSettings {
+    store: Option<Arc<dyn crate::tasks::TaskStore>>,
+    ttl: Duration,
+    lease: Duration,
+    budget: usize,
+    per_principal: usize,
+}
+
+#[cfg(feature = "tasks")]
+impl Default for TaskSettings {
+    fn default() -> Self {
+        TaskSettings {
+            store: None,
+            ttl: tasks::DEFAULT_TASK_TTL,
+            lease: tasks::DEFAULT_TASK_LEASE,
+            budget: tasks::DEFAULT_TASK_BUDGET,
+            per_principal: tasks::DEFAULT_TASKS_PER_PRINCIPAL,
+        }
+    }
 }
 
 /// Why a server could not be built.
@@ -162,11 +184,8 @@ impl Server {
             page_size: 100,
             states: StateMap::default(),
             legacy: true,
-            task_store: None,
-            task_ttl: tasks::DEFAULT_TASK_TTL,
-            task_lease: tasks::DEFAULT_TASK_LEASE,
-            task_budget: tasks::DEFAULT_TASK_BUDGET,
-            tasks_per_principal: tasks::DEFAULT_TASKS_PER_PRINCIPAL,
+            #[cfg(feature = "tasks")]
+            tasks: TaskSettings::default(),
             #[cfg(feature = "metrics")]
             metrics: false,
             #[cfg(feature = "validate")]
@@ -190,34 +209,36 @@ impl ServerBuilder {
         self
     }
 
-    /// Where tasks are kept (default: an [`InMemoryTaskStore`](crate::tasks::InMemoryTaskStore)
-    /// of this process). Give every instance the same shared store so any of them can answer
-    /// for a task.
-    pub fn task_store(mut self, store: Arc<dyn crate::tasks::TaskStore>) -> Self {
-        self.task_store = Some(store);
-        self
-    }
+    cfg_tasks! {
+        /// Where tasks are kept (default: an [`InMemoryTaskStore`](crate::tasks::InMemoryTaskStore)
+        /// of this process). Give every instance the same shared store so any of them can answer
+        /// for a task.
+        pub fn task_store(mut self, store: Arc<dyn crate::tasks::TaskStore>) -> Self {
+            self.tasks.store = Some(store);
+            self
+        }
 
-    /// How long a task is kept after it is created (default one hour); its `ttlMs`.
-    pub fn task_ttl(mut self, ttl: Duration) -> Self {
-        self.task_ttl = ttl;
-        self
-    }
+        /// How long a task is kept after it is created (default one hour); its `ttlMs`.
+        pub fn task_ttl(mut self, ttl: Duration) -> Self {
+            self.tasks.ttl = ttl;
+            self
+        }
 
-    /// How long an instance holds a task it runs without renewing (default 30 s; renewed every
-    /// third of that). With a shared store, a task whose instance died is taken over by the
-    /// next instance asked about it once this has passed.
-    pub fn task_lease(mut self, lease: Duration) -> Self {
-        self.task_lease = lease;
-        self
-    }
+        /// How long an instance holds a task it runs without renewing (default 30 s; renewed every
+        /// third of that). With a shared store, a task whose instance died is taken over by the
+        /// next instance asked about it once this has passed.
+        pub fn task_lease(mut self, lease: Duration) -> Self {
+            self.tasks.lease = lease;
+            self
+        }
 
-    /// The most a task keeps of its call: the JSON of its arguments (default 256 KiB). A
-    /// `tools/call` that would create a task with larger arguments is refused with -32602: a
-    /// task holds its arguments until it ends, and a store copies its record on every change.
-    pub fn task_budget(mut self, bytes: usize) -> Self {
-        self.task_budget = bytes;
-        self
+        /// The most a task keeps of its call: the JSON of its arguments (default 256 KiB). A
+        /// `tools/call` that would create a task with larger arguments is refused with -32602: a
+        /// task holds its arguments until it ends, and a store copies its record on every change.
+        pub fn task_budget(mut self, bytes: usize) -> Self {
+            self.tasks.budget = bytes;
+            self
+        }
     }
 
     /// Check every request against the rules its schema states (lengths, patterns, formats such
@@ -232,12 +253,15 @@ impl ServerBuilder {
         self
     }
 
-    /// How many live tasks one principal may keep (default 256); past that, its `tools/call`
-    /// that would create one is refused with [`QUOTA_EXCEEDED`] and a retry hint, and other
-    /// principals go on creating theirs. Without authentication every caller is one principal.
-    pub fn tasks_per_principal(mut self, n: usize) -> Self {
-        self.tasks_per_principal = n.max(1);
-        self
+    cfg_tasks! {
+        /// How many live tasks one principal may keep (default 256); past that, its
+        /// `tools/call` that would create one is refused with [`QUOTA_EXCEEDED`] and a retry
+        /// hint, and other principals go on creating theirs. Without authentication every
+        /// caller is one principal.
+        pub fn tasks_per_principal(mut self, n: usize) -> Self {
+            self.tasks.per_principal = n.max(1);
+            self
+        }
     }
 
     /// Count requests, rounds, sessions, tasks and refusals in Prometheus metrics, served at
@@ -416,15 +440,21 @@ impl ServerBuilder {
             skills.watch();
             skills
         });
-        let engine = tasks::TaskEngine::new(
-            self.task_store
-                .unwrap_or_else(|| Arc::new(crate::tasks::InMemoryTaskStore::default())),
-            self.task_ttl,
-            self.task_lease,
-        )
-        .with_budget(self.task_budget, self.tasks_per_principal);
-        #[cfg(feature = "metrics")]
-        let engine = engine.with_metrics(metrics.clone());
+        #[cfg(feature = "tasks")]
+        let engine = {
+            let settings = self.tasks;
+            let engine = tasks::TaskEngine::new(
+                settings
+                    .store
+                    .unwrap_or_else(|| Arc::new(crate::tasks::InMemoryTaskStore::default())),
+                settings.ttl,
+                settings.lease,
+            )
+            .with_budget(settings.budget, settings.per_principal);
+            #[cfg(feature = "metrics")]
+            let engine = engine.with_metrics(metrics.clone());
+            engine
+        };
         let info = Implementation::new(self.name, self.version);
         #[cfg(any(feature = "http", feature = "stdio"))]
         let legacy_hello = legacy::hello_members(&info, self.instructions.as_deref());
@@ -448,6 +478,7 @@ impl ServerBuilder {
             closing: tokio::sync::watch::channel(false).0,
             states: self.states,
             legacy: self.legacy,
+            #[cfg(feature = "tasks")]
             tasks: Arc::new(engine),
             #[cfg(feature = "metrics")]
             metrics,
@@ -504,11 +535,14 @@ impl Server {
     /// reason when it cannot. Transports add their own conditions (an HTTP server that drains
     /// is not ready).
     pub async fn readiness(&self) -> Result<(), String> {
+        #[cfg(feature = "tasks")]
         match tokio::time::timeout(Duration::from_secs(1), self.tasks.store.ping()).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => Err(e.to_string()),
             Err(_) => Err("the task store did not answer in time".into()),
         }
+        #[cfg(not(feature = "tasks"))]
+        Ok(())
     }
 
     /// The names of the tools offered now, in registration order.

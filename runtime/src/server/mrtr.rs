@@ -54,6 +54,7 @@ impl Server {
             Ok(task) => task,
             Err(e) => return ready(Reply::error(Some(id), e)),
         };
+        #[cfg(feature = "tasks")]
         if task == Some(false) {
             return Box::pin(async move {
                 let journal = Default::default();
@@ -90,6 +91,7 @@ impl Server {
             };
             let start = |parts: &CallParts<'_>| handler.call(arguments, parts);
             match (self.round(round, start).await, task_parts) {
+                #[cfg(feature = "tasks")]
                 (Ok(Finished::Detached(journal)), Some((meta, arguments))) => {
                     Box::pin(self.create_task(id, &name, arguments, *meta, principal, journal))
                         .await
@@ -225,5 +227,24 @@ impl Server {
             .find_map(|r| {
                 match_template(r.handler.uri_template(), uri).map(|vars| (r.clone(), vars))
             })
+    }
+}
+
+#[cfg(not(feature = "tasks"))]
+impl Server {
+    /// Without the tasks extension every call is answered in its request. A tool that runs only
+    /// as a task (a hand-written handler: `#[mcp_tool(task = ...)]` does not compile without the
+    /// feature) cannot be served, and its calls fail as the server's own error.
+    pub(crate) fn task_decision(
+        &self,
+        handler: &dyn crate::handler::ToolHandler,
+        _meta: &oxmcp_schema::RequestMetaObject,
+    ) -> Result<Option<bool>, Error> {
+        match handler.task_support().mode {
+            crate::handler::TaskMode::Required => Err(Error::internal(
+                "this tool runs only as a task, and the server was built without the tasks extension (oxmcp's `tasks` feature)",
+            )),
+            _ => Ok(None),
+        }
     }
 }

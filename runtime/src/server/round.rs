@@ -51,6 +51,7 @@ pub(crate) enum Mode {
     /// A legacy session's request: asks are answered in place.
     Session,
     /// A task's run, from its stored journal.
+    #[cfg(feature = "tasks")]
     Task,
 }
 
@@ -59,6 +60,7 @@ impl Mode {
         match self {
             Mode::Rounds => "rounds",
             Mode::Session => "session",
+            #[cfg(feature = "tasks")]
             Mode::Task => "task",
         }
     }
@@ -160,7 +162,7 @@ pub(super) enum Finished<T> {
     Done(T),
     Suspended(Box<InputRequiredResult>),
     /// The handler reached `start_task()`: the call goes on as a task, from this journal.
-    Detached(crate::state::Journal),
+    Detached(#[cfg_attr(not(feature = "tasks"), allow(dead_code))] crate::state::Journal),
 }
 
 /// The reply to request `id` for a finished round.

@@ -8,6 +8,7 @@
 //! requests, result or error; `tasks/cancel` stops it. A task is visible to the principal that
 //! created it only: anyone else is told it does not exist.
 
+use super::dispatch::raw_result;
 use super::round::{execute, Mode};
 use super::Server;
 use crate::handler::extract::StateMap;
@@ -19,8 +20,7 @@ use crate::tasks::{now_ms, TaskRecord, TaskStatus, TaskStore};
 use crate::wire::{ExtensionRequest, Reply};
 use indexmap::IndexMap;
 use oxmcp_schema::{
-    methods, ClientCapabilities, Error, InputResponse, InputResponses, RequestId,
-    RequestMetaObject, ServerResult,
+    methods, ClientCapabilities, Error, InputResponse, InputResponses, RequestId, RequestMetaObject,
 };
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -196,14 +196,6 @@ fn task_fields(record: &TaskRecord) -> Map<String, Value> {
     task.insert("ttlMs".into(), json!(record.ttl_ms));
     task.insert("pollIntervalMs".into(), json!(POLL_INTERVAL_MS));
     task
-}
-
-/// A result reply carrying `fields` as is.
-pub(crate) fn raw_result(id: RequestId, fields: Map<String, Value>) -> Reply {
-    match oxmcp_schema::Result::from_typed(&Value::Object(fields)) {
-        Ok(result) => Reply::result(id, ServerResult::Result(result)),
-        Err(e) => Reply::error(Some(id), Error::internal(e.to_string())),
-    }
 }
 
 /// The empty acknowledgement of `tasks/update` and `tasks/cancel`.

@@ -611,9 +611,11 @@ pub struct InMemoryReplayGuard {
 
 /// The 8-byte prefixes of opened tokens' ids, in sets by expiry bucket (the bucket's first
 /// second divided by [`InMemoryReplayGuard::BUCKET_SECS`]), and how many there are in all.
+/// The buckets are kept in order of expiry: a state lifetime spans a few hundred at most, new
+/// ones nearly always go last, and the first goes once per bucket width.
 #[derive(Debug, Default)]
 struct Seen {
-    buckets: std::collections::BTreeMap<u64, TagSet>,
+    buckets: Vec<(u64, TagSet)>,
     len: usize,
 }
 
@@ -685,9 +687,15 @@ fn tag_prefix(token_id: &TokenId) -> u64 {
 impl Seen {
     /// Forget the bucket of the earliest expiries.
     fn pop_first(&mut self) {
-        if let Some((_, set)) = self.buckets.pop_first() {
+        if !self.buckets.is_empty() {
+            let (_, set) = self.buckets.remove(0);
             self.len -= set.len();
         }
+    }
+
+    /// Where `bucket` is, or where it would go to keep the order.
+    fn find(&self, bucket: u64) -> Result<usize, usize> {
+        self.buckets.binary_search_by_key(&bucket, |(b, _)| *b)
     }
 }
 
@@ -701,22 +709,28 @@ impl ReplayGuard for InMemoryReplayGuard {
         // before it gets here.
         while seen
             .buckets
-            .first_key_value()
+            .first()
             .is_some_and(|(b, _)| (b + 1).saturating_mul(Self::BUCKET_SECS) <= now)
         {
             seen.pop_first();
         }
-        if seen
-            .buckets
-            .get(&bucket)
-            .is_some_and(|set| set.contains(&tag))
-        {
-            return false;
+        if let Ok(at) = seen.find(bucket) {
+            if seen.buckets[at].1.contains(&tag) {
+                return false;
+            }
         }
         while seen.len >= self.capacity && !seen.buckets.is_empty() {
             seen.pop_first();
         }
-        seen.buckets.entry(bucket).or_default().insert(tag);
+        // Found again: making room may have forgotten buckets before it.
+        let at = match seen.find(bucket) {
+            Ok(at) => at,
+            Err(at) => {
+                seen.buckets.insert(at, (bucket, TagSet::default()));
+                at
+            }
+        };
+        seen.buckets[at].1.insert(tag);
         seen.len += 1;
         true
     }
@@ -726,8 +740,8 @@ impl ReplayGuard for InMemoryReplayGuard {
         let mut seen = crate::wire::lock(&self.seen);
         let removed = seen
             .buckets
-            .values_mut()
-            .map(|set| set.remove(&tag))
+            .iter_mut()
+            .map(|(_, set)| set.remove(&tag))
             .filter(|removed| *removed)
             .count();
         seen.len -= removed;
@@ -1358,6 +1372,19 @@ mod tests {
         }
         assert_eq!(wide.len(), 200);
         assert!((0..200u8).all(|n| !wide.first_use(id(n), now + 60)));
+        // Expiries out of order (tools with different lifetimes): the earliest still go first.
+        let mixed = InMemoryReplayGuard::with_capacity(2);
+        assert!(mixed.first_use(id(9), expiry(9)));
+        assert!(mixed.first_use(id(7), expiry(7)));
+        assert!(mixed.first_use(id(8), expiry(8)));
+        assert!(
+            mixed.first_use(id(7), expiry(7)),
+            "the earliest was forgotten"
+        );
+        assert!(
+            !mixed.first_use(id(9), expiry(9)),
+            "the latest is remembered"
+        );
     }
 
     #[test]

@@ -90,7 +90,7 @@ impl Default for Limits {
 
 /// Resolves when the process is asked to stop: ctrl-c (SIGINT) or, on Unix, SIGTERM (what
 /// service managers and container runtimes send). The transports' `serve` functions stop on it.
-#[cfg(any(feature = "http", feature = "stdio"))]
+#[cfg(feature = "signal")]
 pub async fn shutdown_signal() {
     #[cfg(unix)]
     {

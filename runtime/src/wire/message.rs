@@ -60,7 +60,10 @@ pub(crate) enum Incoming {
 pub(crate) struct ExtensionRequest {
     pub(crate) id: RequestId,
     pub(crate) method: String,
+    /// Read by the extensions this build serves (skills, tasks).
+    #[cfg_attr(not(any(feature = "skills", feature = "tasks")), allow(dead_code))]
     pub(crate) params: Map<String, Value>,
+    #[cfg_attr(not(feature = "tasks"), allow(dead_code))]
     pub(crate) meta: RequestMetaObject,
 }
 

@@ -38,6 +38,7 @@ pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// A fresh id that cannot be guessed: 128 random bits as 32 lowercase hex digits (sessions,
 /// tasks, DPoP proofs); `None` when the system has no randomness to give.
+#[cfg(any(feature = "http", feature = "tasks", feature = "oauth"))]
 pub(crate) fn random_id() -> Option<String> {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut bytes = [0u8; 16];
@@ -78,6 +79,7 @@ pub(crate) fn to_value_text(
 }
 
 /// The length of `value` as JSON text, without keeping the text.
+#[cfg(any(feature = "http", feature = "stdio", feature = "tasks"))]
 pub(crate) fn json_len(value: &(impl serde_core::Serialize + ?Sized)) -> usize {
     struct Count(usize);
     impl std::io::Write for Count {
@@ -147,7 +149,7 @@ mod values_tests {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, any(feature = "http", feature = "tasks", feature = "oauth")))]
 mod id_tests {
     #[test]
     fn a_random_id_is_32_lowercase_hex_digits_and_new_each_time() {

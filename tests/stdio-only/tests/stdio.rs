@@ -1,6 +1,6 @@
-//! The stdio-only server answers discovery, completes a two-round tool call over its stdio and
+//! The stdio-only server answers discovery, completes a two-round tool call over its stdio,
 //! describes built-in argument types without schemars (with the `derive` feature: a structured
-//! tool too).
+//! tool too), knows no tasks, and stops on SIGTERM as its `signal` feature says.
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
@@ -43,6 +43,10 @@ fn a_stdio_only_server_serves_a_multi_round_call() {
         found.to_string().contains("\"stdio-only\""),
         "server info: {found}"
     );
+    // Built without the tasks extension: its methods are unknown ones.
+    let task = ask(json!({"jsonrpc": "2.0", "id": 9, "method": "tasks/get",
+                          "params": {"taskId": "t1", "_meta": meta()}}));
+    assert_eq!(task["error"]["code"], -32601, "{task}");
 
     let call = |state: Option<&Value>, answers: Value| {
         let mut params = json!({"name": "greet", "arguments": {"greeting": "Hello"},
@@ -152,4 +156,57 @@ fn postcard(listed: &Value, ask: &mut impl FnMut(Value) -> Value) {
         json!({"to": "69001 Lyon", "stamps": 2}),
         "{sent}"
     );
+}
+
+/// SIGTERM while input is still open: with the `signal` feature the server stops gracefully and
+/// exits 0; without it nothing watches the signal and its default action ends the process.
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_the_server_as_its_signal_feature_says() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-stdio-only"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    // One answered request: the server is serving, so a watcher it has is in place.
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta()}})
+    )
+    .expect("a request is written");
+    let reply = lines.next().expect("a reply").expect("a readable reply");
+    assert!(reply.contains("supportedVersions"), "{reply}");
+
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("the child is waited for") {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the server did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    drop(stdin);
+    if cfg!(feature = "signal") {
+        assert!(status.success(), "a graceful stop exits 0: {status:?}");
+    } else {
+        assert_eq!(
+            status.signal(),
+            Some(15),
+            "ended by SIGTERM itself: {status:?}"
+        );
+    }
 }
