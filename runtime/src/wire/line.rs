@@ -16,8 +16,9 @@ pub(crate) enum Line {
     End,
 }
 
-/// How much a [`LineReader`] asks its reader for at once.
-const CHUNK: usize = 64 * 1024;
+/// How much a [`LineReader`] asks its reader for at once (and keeps per stream): what Tokio's
+/// `BufReader` holds. A longer line takes several reads into the caller's buffer.
+const CHUNK: usize = 8 * 1024;
 
 /// A reader of lines: `R` read in chunks into a buffer of its own.
 pub(crate) struct LineReader<R> {
