@@ -3,8 +3,8 @@
 //! tool too), knows no tasks, and stops on SIGTERM as its `signal` feature says.
 
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::io::{BufRead, BufReader, Lines, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 fn meta() -> Value {
     json!({
@@ -13,16 +13,22 @@ fn meta() -> Value {
     })
 }
 
-#[test]
-fn a_stdio_only_server_serves_a_multi_round_call() {
+/// The server, started with its stdin and stdout piped: the process, its input, its lines.
+fn spawn() -> (Child, ChildStdin, Lines<BufReader<ChildStdout>>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-stdio-only"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("the server starts");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let stdin = child.stdin.take().expect("stdin");
+    let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    (child, stdin, lines)
+}
+
+#[test]
+fn a_stdio_only_server_serves_a_multi_round_call() {
+    let (mut child, mut stdin, mut lines) = spawn();
     let mut ask = |msg: Value| -> Value {
         writeln!(stdin, "{msg}").expect("a request is written");
         let line = lines.next().expect("a reply").expect("a readable reply");
@@ -165,14 +171,7 @@ fn postcard(listed: &Value, ask: &mut impl FnMut(Value) -> Value) {
 fn sigterm_stops_the_server_as_its_signal_feature_says() {
     use std::os::unix::process::ExitStatusExt;
     use std::time::{Duration, Instant};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-stdio-only"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the server starts");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let (mut child, mut stdin, mut lines) = spawn();
     // One answered request: the server is serving, so a watcher it has is in place.
     writeln!(
         stdin,
