@@ -168,6 +168,12 @@ pub mod __private {
         };
     }
     pub use crate::__oxmcp_tasks_on as tasks_on;
+
+    /// Whether this build has the `tasks` feature, for tests of a server whose behaviour
+    /// depends on it: a workspace build unifies the features its members ask for.
+    pub const TASKS: bool = cfg!(feature = "tasks");
+    /// Whether this build has the `signal` feature (see [`TASKS`]).
+    pub const SIGNAL: bool = cfg!(feature = "signal");
     /// Without the `derive` feature, `#[mcp_type]` gets one error, which names the feature.
     #[cfg(not(feature = "derive"))]
     pub use oxmcp_macros::{
