@@ -25,11 +25,12 @@
 //! | [`wire`] | feed the server messages yourself (`Server::handle_message`) |
 //!
 //! Cargo features: `http` (streamable HTTP server, on axum), `stdio` (stdio server) and `client`
-//! (an MRTR client over HTTP or stdio) are on by default, with `auth`, `logging` and `derive`; a
-//! stdio-only server builds with `default-features = false, features = ["stdio"]` and compiles
-//! no HTTP stack; it stops at end of input, and also on ctrl-c or SIGTERM with `signal` (on
-//! with `http`). `redis` adds the `redis` module. `bench` exposes internals for the project's benchmarks
-//! (`oxmcp::bench`); it is not a stable API.
+//! (an MRTR client over HTTP or stdio) are on by default, with `auth`, `logging`, `derive`,
+//! `skills` and `tasks` (the two extensions); a stdio-only server builds with
+//! `default-features = false, features = ["stdio"]` and compiles no HTTP stack; it stops at end
+//! of input, and also on ctrl-c or SIGTERM with `signal` (on with `http`). `redis` adds the
+//! `redis` module. `bench` exposes internals for the project's benchmarks (`oxmcp::bench`); it
+//! is not a stable API.
 //!
 //! The crate is built in layers whose imports point one way (see ARCHITECTURE.md): `wire` <-
 //! `handler` <- `state` <- `resume` <- `tasks` <- `server` <- the transports (`http`, `stdio`),
