@@ -11,7 +11,7 @@
 //! `PORT <n>` once listening); the generator starts every server itself: this project's bench
 //! server (`ours`), its conformance fixture server (`fixture`, end-to-end table only: it has no
 //! `bench_rounds`), rmcp's and rust-mcp-sdk's.
-//! `load legacy [--flow plain|session] [--seconds S] [--reps N]` measures the 2025-era flows
+//! `load legacy [--flow plain|session] [--concurrency C] [--seconds S] [--reps N]` measures the 2025-era flows
 //! instead (a plain call in a session held open; a whole session whose call's elicitation is a
 //! real request to the client) against rmcp's session mode, and `load tasks` the task flows over
 //! HTTP against rmcp's `TaskManager`, with ours keeping its tasks in memory and in Redis. `taskset -c 0 load one-cpu [--seconds S] [--reps N]` measures concurrency 1
@@ -92,14 +92,7 @@ impl Target {
 
     /// User + system CPU time of the server process, in microseconds.
     fn cpu_us(&self) -> u64 {
-        let stat =
-            std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).unwrap_or_default();
-        // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-        let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
-        let f: Vec<&str> = rest.split_whitespace().collect();
-        let ticks: u64 = f.get(11).and_then(|v| v.parse().ok()).unwrap_or(0)
-            + f.get(12).and_then(|v| v.parse().ok()).unwrap_or(0);
-        ticks * 1_000_000 / clock_ticks()
+        process_cpu_us(&self.pid().to_string())
     }
 
     /// (VmRSS, VmHWM) in KiB.
@@ -118,14 +111,30 @@ impl Target {
     }
 }
 
+/// User + system CPU time of process `pid` (`self` for this one), in microseconds.
+fn process_cpu_us(pid: &str) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = f.get(11).and_then(|v| v.parse().ok()).unwrap_or(0)
+        + f.get(12).and_then(|v| v.parse().ok()).unwrap_or(0);
+    ticks * 1_000_000 / clock_ticks()
+}
+
+/// The kernel's clock ticks per second, asked once (a process start inside a timed window
+/// would cost the generator's own CPU figure).
 fn clock_ticks() -> u64 {
-    std::process::Command::new("getconf")
-        .arg("CLK_TCK")
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(100)
+    static TICKS: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *TICKS.get_or_init(|| {
+        std::process::Command::new("getconf")
+            .arg("CLK_TCK")
+            .output()
+            .ok()
+            .and_then(|o| String::from_utf8(o.stdout).ok())
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(100)
+    })
 }
 
 /// Several runs of one scenario against one server, merged.
@@ -138,6 +147,8 @@ struct Merged {
     requests: u64,
     all_requests: u64,
     cpu_us: u64,
+    /// The load generator's own CPU time over the same windows (every table but the main one).
+    generator_cpu_us: u64,
     first_error: Option<String>,
     /// Flows of the untimed warm-ups before each run (counted as served, not measured).
     warm_up_flows: u64,
@@ -169,6 +180,13 @@ impl Merged {
 
     fn cpu_per(&self, n: u64) -> f64 {
         self.cpu_us as f64 / n.max(1) as f64
+    }
+
+    /// The generator's own CPU per flow, counted as the server's is: over every completed
+    /// request, times requests per flow.
+    fn generator_per_flow(&self) -> f64 {
+        self.generator_cpu_us as f64 / self.all_requests.max(1) as f64 * self.requests as f64
+            / self.flows.max(1) as f64
     }
 }
 
@@ -279,7 +297,7 @@ fn main() -> std::process::ExitCode {
     let mut threads = 2usize;
     let mut server = "ours".to_string();
     let mut flow = String::new();
-    let mut concurrency = 8usize;
+    let mut concurrency = 0usize;
     let mut it = args.iter().skip(usize::from(mode.is_some()));
     while let Some(a) = it.next() {
         if a == "--poll-idle" && !halting {
@@ -301,10 +319,10 @@ fn main() -> std::process::ExitCode {
             ("--seconds", Some(v)) if v > 0.0 => seconds = v,
             ("--reps", Some(v)) if v >= 1.0 => reps = v as usize,
             ("--generator-threads", Some(v)) if v >= 1.0 => threads = v as usize,
-            ("--concurrency", Some(v)) if probe && v >= 1.0 => concurrency = v as usize,
+            ("--concurrency", Some(v)) if (probe || legacy) && v >= 1.0 => concurrency = v as usize,
             _ => {
                 eprintln!(
-                    "usage: load [legacy [--flow plain|session]|tasks|one-cpu|halting] [--seconds S] [--reps N] [--generator-threads T] [--poll-idle] | load probe [--server NAME] [--flow plain|elicitation|multi] [--concurrency C] [--seconds S] [--reps N] [--generator-threads T] [--poll-idle] | load serve {}|rmcp-legacy\n(--poll-idle: idle CPUs poll instead of halting while it runs; not with halting)",
+                    "usage: load [legacy [--flow plain|session] [--concurrency C]|tasks|one-cpu|halting] [--seconds S] [--reps N] [--generator-threads T] [--poll-idle] | load probe [--server NAME] [--flow plain|elicitation|multi] [--concurrency C] [--seconds S] [--reps N] [--generator-threads T] [--poll-idle] | load serve {}|rmcp-legacy\n(--poll-idle: idle CPUs poll instead of halting while it runs; not with halting)",
                     SERVERS.join("|")
                 );
                 return std::process::ExitCode::from(2);
@@ -350,9 +368,15 @@ fn main() -> std::process::ExitCode {
     let outcome = match mode {
         Some("probe") => {
             let flow = if flow.is_empty() { "multi" } else { &flow };
-            runtime.block_on(run_probe(&server, flow, concurrency, d, reps))
+            runtime.block_on(run_probe(
+                &server,
+                flow,
+                if concurrency == 0 { 8 } else { concurrency },
+                d,
+                reps,
+            ))
         }
-        Some("legacy") => runtime.block_on(run_legacy(&flow, d, reps)),
+        Some("legacy") => runtime.block_on(run_legacy(&flow, concurrency, d, reps)),
         Some("tasks") => runtime.block_on(run_tasks(d, reps)),
         Some("one-cpu") => runtime.block_on(run_c1(C1::OneCpu, d, reps)),
         Some("halting") => runtime.block_on(run_c1(C1::Halting, d, reps)),
@@ -842,9 +866,10 @@ async fn measure_slots<S: Send + 'static>(
     };
     let warm = generator::run_closed(conc, SLICE_WARM_UP, start.clone()).await;
     into.warm_up_flows += warm.flows;
-    let before = t.cpu_us();
+    let (before, generator_before) = (t.cpu_us(), process_cpu_us("self"));
     let o = generator::run_closed(conc, d, start).await;
     into.add(o, t.cpu_us().saturating_sub(before));
+    into.generator_cpu_us += process_cpu_us("self").saturating_sub(generator_before);
     let slots = Arc::try_unwrap(slots).map_err(|_| "a worker still holds its slot")?;
     Ok(slots.into_iter().map(Mutex::into_inner).collect())
 }
@@ -891,7 +916,12 @@ async fn measure_legacy(
 
 /// This project's bench server and rmcp's legacy session mode: the 2025-era flows at
 /// concurrency 1, 8 and 32, `reps` runs of `d` each, taking turns.
-async fn run_legacy(only: &str, d: Duration, reps: usize) -> Result<(), String> {
+async fn run_legacy(
+    only: &str,
+    only_concurrency: usize,
+    d: Duration,
+    reps: usize,
+) -> Result<(), String> {
     // With LOAD_FIXTURE_EXE, another build's bench server is a third side (its own table).
     let mut targets = vec![
         Target::start("ours").await?,
@@ -920,7 +950,10 @@ async fn run_legacy(only: &str, d: Duration, reps: usize) -> Result<(), String> 
         }
     }
     let rss_start: Vec<u64> = targets.iter().map(|t| t.rss_kib().0).collect();
-    let concurrency = [1usize, 8, 32];
+    let concurrency: &[usize] = match only_concurrency {
+        0 => &[1, 8, 32],
+        c => &[c][..],
+    };
     let mut results: Vec<Vec<Vec<Merged>>> = flows
         .iter()
         .map(|_| {
@@ -951,17 +984,17 @@ async fn run_legacy(only: &str, d: Duration, reps: usize) -> Result<(), String> 
         Legacy::Plain => "plain tools/call",
         Legacy::Session => "elicitation session",
     };
-    println!("#### A 2025-11-25 client over streamable HTTP, in sessions: this project's bench server against rmcp 3.11's legacy session mode (flows/s: median of {reps} runs of {:.3} s; p50 / p99 of a whole flow over all runs; CPU = server user+system time per flow, summed over all runs)
+    println!("#### A 2025-11-25 client over streamable HTTP, in sessions: this project's bench server against rmcp 3.11's legacy session mode (flows/s: median of {reps} runs of {:.3} s; p50 / p99 of a whole flow over all runs; CPU = server user+system time per flow, summed over all runs; generator = the load generator's own CPU per flow, on its one thread)
 ", d.as_secs_f64());
     println!("The plain call is one `tools/call` of `test_simple_text` in a session the worker opened before the timed window. The elicitation session is a whole session: `initialize`, `notifications/initialized`, a `tools/call` whose `elicitation/create` arrives on the call's SSE stream and is answered by a POST, then `DELETE` (5 requests).
 ");
-    println!("| flow | concurrency | ours flows/s | rmcp flows/s | ratio ours/rmcp | ours p50 / p99 ms | rmcp p50 / p99 ms | ours CPU µs/flow | rmcp CPU µs/flow | ratio rmcp/ours | errors ours / rmcp |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| flow | concurrency | ours flows/s | rmcp flows/s | ratio ours/rmcp | ours p50 / p99 ms | rmcp p50 / p99 ms | ours CPU µs/flow | rmcp CPU µs/flow | ratio rmcp/ours | generator µs/flow ours / rmcp | errors ours / rmcp |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (flow, rows) in flows.iter().zip(&results) {
         for (conc, sides) in concurrency.iter().zip(rows) {
             let (o, r) = (&sides[0], &sides[1]);
             println!(
-                "| {} | {} | {:.0} | {:.0} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.0} | {:.0} | {} | {} / {} |",
+                "| {} | {} | {:.0} | {:.0} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.0} | {:.0} | {} | {:.0} / {:.0} | {} / {} |",
                 label(flow),
                 conc,
                 o.rate(),
@@ -974,6 +1007,8 @@ async fn run_legacy(only: &str, d: Duration, reps: usize) -> Result<(), String> 
                 per_flow(o),
                 per_flow(r),
                 ratio(per_flow(r), per_flow(o)),
+                o.generator_per_flow(),
+                r.generator_per_flow(),
                 o.errors,
                 r.errors
             );

@@ -79,18 +79,14 @@ impl Drop for Waiting<'_> {
 impl Live {
     /// Send `request` to the client and wait for its result.
     pub(crate) async fn request(&self, request: &InputRequest) -> Result<Value, AskError> {
-        let mut message = crate::wire::to_value_text(request).map_err(|e| {
+        let n = self.outbound.next.fetch_add(1, Ordering::Relaxed);
+        let id_value = json!(format!("mcp-server-{n}"));
+        let id = id_value.to_string();
+        let message = request_text(request, &id).map_err(|e| {
             AskError::Refused(Box::new(Error::internal(format!(
                 "the request does not serialize: {e}"
             ))))
         })?;
-        let n = self.outbound.next.fetch_add(1, Ordering::Relaxed);
-        let id_value = json!(format!("mcp-server-{n}"));
-        let id = id_value.to_string();
-        if let Some(m) = message.as_object_mut() {
-            m.insert("jsonrpc".into(), json!("2.0"));
-            m.insert("id".into(), id_value.clone());
-        }
         let (tx, rx) = oneshot::channel();
         lock(&self.outbound.waiting).insert(id.clone(), tx);
         let mut waiting = Waiting {
@@ -99,7 +95,7 @@ impl Live {
             id_value,
             done: false,
         };
-        if !self.out.deliver(message.to_string()).await {
+        if !self.out.deliver(message).await {
             waiting.done = true;
             lock(&self.outbound.waiting).remove(&waiting.id);
             return Err(AskError::NoAnswer);
@@ -115,5 +111,77 @@ impl Live {
                 Err(AskError::NoAnswer)
             }
         }
+    }
+}
+
+/// `request` as a JSON-RPC request with `id` (its JSON text), written in one pass: the
+/// request's own JSON with `jsonrpc` and `id` put in front. A request whose unnamed properties
+/// hold either of those goes through a JSON object instead, so the envelope's win.
+fn request_text(request: &InputRequest, id: &str) -> serde_json::Result<String> {
+    let extra = match request {
+        InputRequest::CreateMessageRequest(r) => Some(&r.extra),
+        InputRequest::ListRootsRequest(r) => Some(&r.extra),
+        InputRequest::ElicitRequest(r) => Some(&r.extra),
+        _ => None,
+    };
+    let plain = extra.is_some_and(|e| !e.contains_key("jsonrpc") && !e.contains_key("id"));
+    let text = serde_json::to_string(request)?;
+    match text.strip_prefix('{') {
+        Some(rest) if plain => {
+            let mut out = String::with_capacity(text.len() + id.len() + 24);
+            out.push_str(r#"{"jsonrpc":"2.0","id":"#);
+            out.push_str(id);
+            if rest != "}" {
+                out.push(',');
+            }
+            out.push_str(rest);
+            Ok(out)
+        }
+        _ => {
+            let mut message: Value = serde_json::from_str(&text)?;
+            if let Some(m) = message.as_object_mut() {
+                m.insert("jsonrpc".into(), json!("2.0"));
+                m.insert("id".into(), serde_json::from_str(id)?);
+            }
+            Ok(message.to_string())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(v: Value) -> InputRequest {
+        serde_json::from_value(v).expect("an input request")
+    }
+
+    #[test]
+    fn the_envelope_goes_in_front_of_the_request() {
+        let request = input(json!({"method": "elicitation/create", "params": {
+            "mode": "form", "message": "Name?",
+            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}}));
+        let text = request_text(&request, r#""mcp-server-7""#).unwrap();
+        assert!(text.starts_with(r#"{"jsonrpc":"2.0","id":"mcp-server-7","method":"#));
+        let mut expected = serde_json::to_value(&request).unwrap();
+        expected["jsonrpc"] = json!("2.0");
+        expected["id"] = json!("mcp-server-7");
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), expected);
+    }
+
+    #[test]
+    fn unnamed_properties_cannot_replace_the_envelope() {
+        let request = input(json!({"method": "roots/list", "id": 99, "jsonrpc": "1.0"}));
+        assert!(
+            matches!(&request, InputRequest::ListRootsRequest(r) if r.extra.contains_key("id"))
+        );
+        let text = request_text(&request, r#""mcp-server-1""#).unwrap();
+        let value: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(value["id"], json!("mcp-server-1"));
+        assert_eq!(value["jsonrpc"], json!("2.0"));
+        assert_eq!(value["method"], json!("roots/list"));
+        // Each key once: the text parses to exactly these three.
+        assert_eq!(value.as_object().map(|m| m.len()), Some(3));
+        assert_eq!(text.matches(r#""id""#).count(), 1);
     }
 }
