@@ -72,6 +72,7 @@ pub(crate) fn from_value_text<T: serde_core::de::DeserializeOwned>(
 
 /// `value` as a `serde_json::Value`, through its JSON text: protocol types are written to
 /// bytes only, for the reason [`from_value_text`] gives.
+#[cfg(any(feature = "http", feature = "stdio", feature = "tasks"))]
 pub(crate) fn to_value_text(
     value: &(impl serde_core::Serialize + ?Sized),
 ) -> serde_json::Result<serde_json::Value> {
