@@ -25,6 +25,9 @@ use std::time::{Duration, Instant};
 /// How long a `requestState` lives on the instances (short, so the rotation's last step comes
 /// soon).
 const STATE_TTL_SECS: u64 = 3;
+/// How long a rollout step waits between taking an instance out of the proxy's rotation and
+/// stopping it: the requests the proxy routed to it just before arrive meanwhile.
+const DISPATCHED: Duration = Duration::from_millis(200);
 
 fn key(byte: &str) -> String {
     byte.repeat(32)
@@ -141,6 +144,10 @@ impl Instance {
     async fn restart(&mut self, proxy: &Admin, ring: &str, redis: &str) -> u64 {
         let began = Instant::now();
         proxy.command(&format!("set server oxmcp/{} state drain", self.name));
+        // The command keeps the proxy from choosing this instance from now on; a request it
+        // chose it for just before is still on its way (on this shared 2-core machine, up to a
+        // few milliseconds), and reaching a draining instance it would count as routed late.
+        tokio::time::sleep(DISPATCHED).await;
         let strays = self.stop().await;
         eprintln!(
             "rollout: instance {} drained and stopped in {:?} ({strays} new requests while not ready)",
