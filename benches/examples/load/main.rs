@@ -147,7 +147,8 @@ struct Merged {
     requests: u64,
     all_requests: u64,
     cpu_us: u64,
-    /// The load generator's own CPU time over the same windows (every table but the main one).
+    /// The load generator's own CPU time over the same windows (counted by `measure_slots`: the
+    /// 2025-era and task flows; the 2025-era table shows it).
     generator_cpu_us: u64,
     first_error: Option<String>,
     /// Flows of the untimed warm-ups before each run (counted as served, not measured).
