@@ -1,7 +1,8 @@
 //! Property-based fuzzing of what a peer controls, bounded so it runs with every `cargo test`
 //! (set `PROPTEST_CASES` for a longer run): message decoding and dispatch, `requestState`
-//! opening, and the stdio line reader. Whatever the input, nothing panics, every request gets a
-//! reply with its id, and the server keeps serving.
+//! opening, the stdio line reader, and POSTs over streamable HTTP in and around a 2025 session.
+//! Whatever the input, nothing panics, every request gets a reply with its id, and the server
+//! keeps serving.
 
 mod common;
 
@@ -238,5 +239,348 @@ proptest! {
                 String::from_utf8_lossy(line)
             );
         }
+    }
+}
+
+/// The fuzzing server over streamable HTTP, 2025-era sessions on, with asks and lost streams
+/// timing out quickly and no per-caller quota in the way (every case comes from one address):
+/// its endpoint URL.
+fn http_url() -> &'static str {
+    static URL: OnceLock<String> = OnceLock::new();
+    URL.get_or_init(|| {
+        runtime().block_on(async {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let limits = oxmcp::Limits {
+                ask_timeout: std::time::Duration::from_millis(300),
+                resume_window: std::time::Duration::from_millis(300),
+                sessions_per_caller: 1 << 20,
+                requests_per_caller: 1 << 20,
+                ..Default::default()
+            };
+            let config = oxmcp::http::HttpConfig {
+                limits,
+                ..Default::default()
+            };
+            tokio::spawn(oxmcp::http::serve_listener(
+                server(),
+                listener,
+                config,
+                std::future::pending(),
+            ));
+            format!("http://{addr}/mcp")
+        })
+    })
+}
+
+/// What one HTTP exchange gave: the status, the content type, and the JSON messages of the
+/// body (one for a JSON body, one per `data:` event of a stream). `complete` is false when a
+/// stream was still open at the deadline and the client dropped it, as a client may.
+#[derive(Debug)]
+struct Exchange {
+    status: u16,
+    content_type: String,
+    messages: Vec<Value>,
+    complete: bool,
+}
+
+/// Send `method` to `url` with `headers` and `body`, and read what comes back within a moment.
+/// A response that is not JSON where it says it is fails the case.
+async fn exchange(
+    method: &str,
+    url: &str,
+    headers: &[(&str, String)],
+    body: Vec<u8>,
+) -> Result<Exchange, String> {
+    use http_body_util::BodyExt;
+    use std::time::Duration;
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http();
+    let mut request = hyper::Request::builder().method(method).uri(url);
+    for (name, value) in headers {
+        request = request.header(*name, value.as_str());
+    }
+    let request = request
+        .body(http_body_util::Full::new(hyper::body::Bytes::from(body)))
+        .map_err(|e| e.to_string())?;
+    let response = tokio::time::timeout(Duration::from_secs(5), client.request(request))
+        .await
+        .map_err(|_| "no response head within 5 s".to_string())?
+        .map_err(|e| format!("the exchange failed: {e}"))?;
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    let streaming = content_type.starts_with("text/event-stream");
+    // A stream may wait on an ask nobody answers; anything else ends at once.
+    let deadline = Duration::from_millis(if streaming { 200 } else { 5000 });
+    let mut body = response.into_body();
+    let mut bytes = Vec::new();
+    let complete = tokio::time::timeout(deadline, async {
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| format!("the body broke off: {e}"))?;
+            if let Some(data) = frame.data_ref() {
+                bytes.extend_from_slice(data);
+            }
+        }
+        Ok::<_, String>(())
+    })
+    .await;
+    let complete = match complete {
+        Ok(read) => read.map(|()| true)?,
+        Err(_) if streaming => false,
+        Err(_) => {
+            return Err(format!(
+                "a {status} {content_type} body did not end within 5 s"
+            ))
+        }
+    };
+    let text = String::from_utf8(bytes).map_err(|_| "the body is not UTF-8".to_string())?;
+    let mut messages = Vec::new();
+    if streaming {
+        for line in text.lines() {
+            if let Some(data) = line.strip_prefix("data:") {
+                if !data.trim().is_empty() {
+                    messages.push(
+                        serde_json::from_str(data.trim())
+                            .map_err(|e| format!("an event that is not JSON ({e}): {data}"))?,
+                    );
+                }
+            }
+        }
+    } else if content_type.starts_with("application/json") {
+        messages.push(
+            serde_json::from_str(&text)
+                .map_err(|e| format!("a JSON body that is not JSON ({e}): {text}"))?,
+        );
+    }
+    Ok(Exchange {
+        status,
+        content_type,
+        messages,
+        complete,
+    })
+}
+
+/// The headers a fuzzed POST goes with: which era and session it claims.
+#[derive(Debug, Clone, Copy)]
+enum Claim {
+    /// The session's own version and id.
+    InSession,
+    /// The session's id with another 2025 version.
+    OtherVersion,
+    /// A 2025 version with no session.
+    NoSession,
+    /// A 2025 version and a session id the server never gave.
+    UnknownSession,
+    /// 2026-07-28, no session.
+    Modern,
+    /// 2026-07-28 with the session's id.
+    ModernInSession,
+    /// A version no era has.
+    BadVersion,
+}
+
+/// A body a peer might POST: any message, a well-formed 2025 request with any params, a batch,
+/// a response to a request the server may have sent (a session numbers them `mcp-server-N`), a
+/// call that asks the client, or bytes.
+fn post_body() -> impl Strategy<Value = Vec<u8>> {
+    let response = (
+        prop_oneof![
+            3 => (0..4).prop_map(|n| json!(format!("mcp-server-{n}"))),
+            1 => any_json(),
+        ],
+        prop_oneof![
+            1 => any_json(),
+            1 => (prop::sample::select(vec!["accept", "decline", "cancel", "other"]), any_json())
+                .prop_map(|(action, content)| json!({"action": action, "content": content})),
+        ],
+        any::<bool>(),
+    )
+        .prop_map(|(id, payload, ok)| {
+            if ok {
+                json!({"jsonrpc": "2.0", "id": id, "result": payload})
+            } else {
+                json!({"jsonrpc": "2.0", "id": id, "error": payload})
+            }
+        });
+    let request = (
+        any::<i64>(),
+        prop::sample::select(vec![
+            "tools/list",
+            "tools/call",
+            "prompts/list",
+            "prompts/get",
+            "resources/list",
+            "resources/read",
+            "resources/templates/list",
+            "resources/subscribe",
+            "resources/unsubscribe",
+            "completion/complete",
+            "logging/setLevel",
+            "ping",
+            "notifications/cancelled",
+            "initialize",
+            "server/discover",
+        ]),
+        proptest::collection::vec((key(), any_json()), 0..4),
+    )
+        .prop_map(|(id, method, params)| {
+            let params: Map<String, Value> = params.into_iter().collect();
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+        });
+    let asking = (any::<i64>(), any_json()).prop_map(|(id, arguments)| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "test_input_required_result_elicitation", "arguments": arguments}})
+    });
+    prop_oneof![
+        3 => message().prop_map(|m| m.to_string().into_bytes()),
+        3 => request.prop_map(|r| r.to_string().into_bytes()),
+        1 => proptest::collection::vec(message(), 0..4)
+            .prop_map(|batch| Value::Array(batch).to_string().into_bytes()),
+        3 => response.prop_map(|r| r.to_string().into_bytes()),
+        2 => asking.prop_map(|a| a.to_string().into_bytes()),
+        1 => proptest::collection::vec(any::<u8>(), 0..128),
+    ]
+}
+
+/// The headers of a POST with `claim`, in the session `session`.
+fn claimed(claim: Claim, session: &str) -> Vec<(&'static str, String)> {
+    let mut headers = vec![
+        ("content-type", "application/json".to_string()),
+        ("accept", "application/json, text/event-stream".to_string()),
+    ];
+    let (version, session) = match claim {
+        Claim::InSession => ("2025-11-25", Some(session.to_string())),
+        Claim::OtherVersion => ("2025-06-18", Some(session.to_string())),
+        Claim::NoSession => ("2025-11-25", None),
+        Claim::UnknownSession => ("2025-11-25", Some("not-a-session".to_string())),
+        Claim::Modern => ("2026-07-28", None),
+        Claim::ModernInSession => ("2026-07-28", Some(session.to_string())),
+        Claim::BadVersion => ("1999-01-01", Some(session.to_string())),
+    };
+    headers.push(("mcp-protocol-version", version.to_string()));
+    if let Some(session) = session {
+        headers.push(("mcp-session-id", session));
+    }
+    headers
+}
+
+/// Open a 2025 session over HTTP: its id.
+async fn open_http_session(url: &str) -> Result<String, String> {
+    let headers = claimed(Claim::NoSession, "");
+    let hello = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}, "sampling": {},
+        "roots": {}}, "clientInfo": {"name": "fuzz", "version": "1"}}});
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http();
+    let mut request = hyper::Request::post(url);
+    for (name, value) in &headers {
+        request = request.header(*name, value.as_str());
+    }
+    let response = client
+        .request(
+            request
+                .body(http_body_util::Full::new(hyper::body::Bytes::from(
+                    hello.to_string(),
+                )))
+                .unwrap(),
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .ok_or_else(|| format!("initialize gave no session: {}", response.status()))?
+        .to_string();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let done = exchange(
+        "POST",
+        url,
+        &claimed(Claim::InSession, &session),
+        initialized.to_string().into_bytes(),
+    )
+    .await?;
+    if done.status != 202 {
+        return Err(format!("notifications/initialized got {done:?}"));
+    }
+    Ok(session)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Over HTTP, in and around a 2025 session: whatever a peer POSTs, with whatever era and
+    /// session it claims, the answer is a 2xx or 4xx status, every JSON body and stream event is
+    /// JSON and every JSON-RPC reply has a result or an error, and afterwards the session still
+    /// answers a ping and ends on DELETE.
+    #[test]
+    fn any_post_over_http_gets_a_clean_answer_and_the_session_keeps_serving(
+        posts in proptest::collection::vec(
+            (
+                prop::sample::select(vec![
+                    Claim::InSession, Claim::InSession, Claim::OtherVersion, Claim::NoSession,
+                    Claim::UnknownSession, Claim::Modern, Claim::ModernInSession,
+                    Claim::BadVersion,
+                ]),
+                post_body(),
+            ),
+            1..5,
+        ),
+    ) {
+        let url = http_url();
+        let outcome: Result<(), String> = runtime().block_on(async {
+            let session = open_http_session(url).await?;
+            for (claim, body) in posts {
+                let shown = String::from_utf8_lossy(&body).to_string();
+                let got = exchange("POST", url, &claimed(claim, &session), body).await?;
+                if !(200..500).contains(&got.status) {
+                    return Err(format!("{claim:?} {shown}: status {}", got.status));
+                }
+                for message in &got.messages {
+                    if message.get("jsonrpc").is_some()
+                        && message.get("method").is_none()
+                        && message.get("result").is_some() == message.get("error").is_some()
+                    {
+                        return Err(format!(
+                            "{claim:?} {shown}: a reply with neither or both of result and \
+                             error: {message}"
+                        ));
+                    }
+                }
+                if got.status == 200 && got.complete && got.messages.is_empty() {
+                    return Err(format!(
+                        "{claim:?} {shown}: 200 with no message ({})",
+                        got.content_type
+                    ));
+                }
+            }
+            let ping = json!({"jsonrpc": "2.0", "id": "after", "method": "ping"});
+            let pong = exchange(
+                "POST",
+                url,
+                &claimed(Claim::InSession, &session),
+                ping.to_string().into_bytes(),
+            )
+            .await?;
+            if pong.status != 200
+                || pong.messages.last().map(|m| (&m["id"], &m["result"]))
+                    != Some((&json!("after"), &json!({})))
+            {
+                return Err(format!("the session no longer answers a ping: {pong:?}"));
+            }
+            let mut headers = claimed(Claim::InSession, &session);
+            headers.retain(|(name, _)| *name != "content-type");
+            let ended = exchange("DELETE", url, &headers, Vec::new()).await?;
+            if !(200..300).contains(&ended.status) {
+                return Err(format!("DELETE of the session got {ended:?}"));
+            }
+            Ok(())
+        });
+        prop_assert!(outcome.is_ok(), "{}", outcome.unwrap_err());
     }
 }
