@@ -17,6 +17,16 @@ use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, OnceLock};
 
+/// `default` cases per property, or as many as `PROPTEST_CASES` says (an explicit count in a
+/// config would otherwise override the variable).
+fn cases(default: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default);
+    ProptestConfig::with_cases(cases)
+}
+
 fn runtime() -> &'static tokio::runtime::Runtime {
     static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
     RT.get_or_init(|| {
@@ -141,7 +151,7 @@ fn answerable_id(message: &Value) -> Option<&Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1024))]
+    #![proptest_config(cases(1024))]
 
     #[test]
     fn any_message_gets_a_reply_to_its_id_and_never_a_panic(message in message()) {
@@ -512,7 +522,7 @@ async fn open_http_session(url: &str) -> Result<String, String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(cases(256))]
 
     /// Over HTTP, in and around a 2025 session: whatever a peer POSTs, with whatever era and
     /// session it claims, the answer is a 2xx or 4xx status, every JSON body and stream event is
