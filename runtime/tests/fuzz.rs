@@ -10,6 +10,7 @@ use common::{all_caps, meta};
 use oxmcp::bench::Binding;
 use oxmcp::stdio::{serve_io_with, StdioConfig};
 use oxmcp::{
+    client::Client,
     state::{StateCodec, StateKey, StateKeys},
     Server,
 };
@@ -592,5 +593,181 @@ proptest! {
             Ok(())
         });
         prop_assert!(outcome.is_ok(), "{}", outcome.unwrap_err());
+    }
+}
+
+/// What a scripted server does with one request line it reads (after the handshake).
+#[derive(Debug, Clone)]
+enum Answer {
+    /// A sound tool result with this text.
+    Complete(String),
+    /// A result with the request's id.
+    Result(Value),
+    /// An error with the request's id (any shape).
+    Error(Value),
+    /// An `input_required` result with these input requests and `requestState`.
+    InputRequired(Value, Value),
+    /// A result with another id.
+    OtherId(Value, Value),
+    /// A request of the server's own (as a 2025 server asks), then nothing.
+    Ask(Value, Value),
+    /// A notification, then nothing.
+    Notify(Value),
+    /// A line that is not JSON, then nothing.
+    Garbage(Vec<u8>),
+    /// Nothing at all.
+    Silence,
+}
+
+fn answer() -> impl Strategy<Value = Answer> {
+    let inputs = prop_oneof![
+        1 => any_json(),
+        1 => Just(json!({"who": {"method": "elicitation/create", "params": {"mode": "form",
+            "message": "Your name?", "requestedSchema": {"type": "object",
+            "properties": {"name": {"type": "string"}}}}}})),
+        2 => proptest::collection::vec(
+            (".{0,6}", prop::sample::select(vec!["elicitation/create", "sampling/createMessage",
+                "roots/list", "other"]), any_json()),
+            0..3,
+        )
+        .prop_map(|asks| {
+            Value::Object(
+                asks.into_iter()
+                    .map(|(key, method, params)| (key, json!({"method": method, "params": params})))
+                    .collect(),
+            )
+        }),
+    ];
+    prop_oneof![
+        2 => ".{0,12}".prop_map(Answer::Complete),
+        3 => any_json().prop_map(Answer::Result),
+        1 => prop_oneof![
+            any_json(),
+            (any::<i64>(), ".{0,12}").prop_map(|(code, message)| json!({"code": code, "message": message})),
+        ]
+        .prop_map(Answer::Error),
+        3 => (inputs, any_json()).prop_map(|(i, s)| Answer::InputRequired(i, s)),
+        1 => (any_json(), any_json()).prop_map(|(id, r)| Answer::OtherId(id, r)),
+        1 => (
+            prop::sample::select(vec!["elicitation/create", "sampling/createMessage", "roots/list", "ping", "other"])
+                .prop_map(Value::from),
+            any_json(),
+        )
+            .prop_map(|(m, p)| Answer::Ask(m, p)),
+        1 => any_json().prop_map(Answer::Notify),
+        1 => proptest::collection::vec(any::<u8>(), 0..64)
+            .prop_map(|mut b| { b.retain(|c| *c != b'\n'); Answer::Garbage(b) }),
+        1 => Just(Answer::Silence),
+    ]
+}
+
+/// Panics anywhere in the process since the hook was installed (a client's reader and writer
+/// run in tasks of their own, whose panics would not reach the test otherwise).
+fn panics() -> &'static std::sync::atomic::AtomicUsize {
+    static COUNT: OnceLock<&'static std::sync::atomic::AtomicUsize> = OnceLock::new();
+    COUNT.get_or_init(|| {
+        let count: &'static std::sync::atomic::AtomicUsize =
+            Box::leak(Box::new(std::sync::atomic::AtomicUsize::new(0)));
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            previous(info);
+        }));
+        count
+    })
+}
+
+proptest! {
+    #![proptest_config(cases(256))]
+
+    /// A client facing a server that answers anything: each request line gets the next scripted
+    /// answer (results and errors of any shape, `input_required` with any inputs and state,
+    /// stray ids, requests and notifications of the server's own, garbage, silence). Whatever
+    /// comes, the call ends within its time limit with a value or an error, nothing panics, and
+    /// the client stops writing once the server is gone.
+    #[test]
+    fn a_client_ends_every_call_cleanly_whatever_the_server_says(
+        script in proptest::collection::vec(answer(), 1..10),
+        era in prop::sample::select(vec![None, Some(oxmcp::client::Era::Stateless),
+            Some(oxmcp::client::Era::Session)]),
+        modern in any::<bool>(),
+    ) {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+        let before = panics().load(std::sync::atomic::Ordering::SeqCst);
+        let ended = runtime().block_on(async move {
+            let (client_end, server_end) = tokio::io::duplex(1 << 16);
+            let (client_read, client_write) = tokio::io::split(client_end);
+            let (server_read, mut server_write) = tokio::io::split(server_end);
+            let server = tokio::spawn(async move {
+                let mut lines = BufReader::new(server_read).lines();
+                let mut script = script.into_iter();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    let Ok(message) = serde_json::from_str::<Value>(&line) else { continue };
+                    // Only requests are answered; the client's notifications and responses are
+                    // read and passed over.
+                    let (Some(id), Some(_)) = (message.get("id"), message.get("method")) else {
+                        continue;
+                    };
+                    // The handshake is answered as a sound server would, so the script
+                    // reaches the call: the stateless era or, after `method not found` to
+                    // `server/discover`, a 2025 session.
+                    let handshake = match message["method"].as_str() {
+                        Some("server/discover") if modern => Some(json!({"result": {
+                            "resultType": "complete", "supportedVersions": ["2026-07-28"],
+                            "capabilities": {"tools": {}},
+                            "_meta": {"io.modelcontextprotocol/serverInfo":
+                                {"name": "scripted", "version": "1"}}}})),
+                        Some("server/discover") => Some(json!({"error":
+                            {"code": -32601, "message": "Method not found"}})),
+                        Some("initialize") => Some(json!({"result": {
+                            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                            "serverInfo": {"name": "scripted", "version": "1"}}})),
+                        _ => None,
+                    };
+                    if let Some(mut reply) = handshake {
+                        reply["jsonrpc"] = json!("2.0");
+                        reply["id"] = id.clone();
+                        if server_write.write_all(format!("{reply}\n").as_bytes()).await.is_err() {
+                            break;
+                        }
+                        continue;
+                    }
+                    let Some(answer) = script.next() else { break };
+                    let out = match answer {
+                        Answer::Complete(text) => json!({"jsonrpc": "2.0", "id": id, "result": {
+                            "content": [{"type": "text", "text": text}]}}).to_string(),
+                        Answer::Result(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}).to_string(),
+                        Answer::Error(e) => json!({"jsonrpc": "2.0", "id": id, "error": e}).to_string(),
+                        Answer::InputRequired(inputs, state) => json!({"jsonrpc": "2.0", "id": id,
+                            "result": {"resultType": "input_required", "inputRequests": inputs,
+                            "requestState": state}}).to_string(),
+                        Answer::OtherId(other, r) => json!({"jsonrpc": "2.0", "id": other, "result": r}).to_string(),
+                        Answer::Ask(method, params) => json!({"jsonrpc": "2.0", "id": "s-1",
+                            "method": method, "params": params}).to_string(),
+                        Answer::Notify(params) => json!({"jsonrpc": "2.0",
+                            "method": "notifications/message", "params": params}).to_string(),
+                        Answer::Garbage(bytes) => String::from_utf8_lossy(&bytes).to_string(),
+                        Answer::Silence => continue,
+                    };
+                    if server_write.write_all(format!("{out}\n").as_bytes()).await.is_err() {
+                        break;
+                    }
+                }
+            });
+            let mut client = Client::over_io(client_read, client_write)
+                .timeout(Some(std::time::Duration::from_millis(100)))
+                .max_rounds(3);
+            if let Some(era) = era {
+                client = client.era(era);
+            }
+            let client = mcp_tests::support::answering_client(client);
+            let call = client.call_tool("test_simple_text", json!({"x": 1}));
+            let ended = tokio::time::timeout(std::time::Duration::from_secs(5), call).await;
+            drop(client);
+            server.abort();
+            ended.is_ok()
+        });
+        prop_assert!(ended, "the call ended within its limits");
+        prop_assert_eq!(panics().load(std::sync::atomic::Ordering::SeqCst), before, "nothing panicked");
     }
 }
