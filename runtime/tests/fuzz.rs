@@ -661,6 +661,52 @@ fn answer() -> impl Strategy<Value = Answer> {
     ]
 }
 
+/// The handshake as a sound server answers it, so a script reaches the call: `server/discover`
+/// for the stateless era (`modern`) or `method not found` to it and an `initialize` result for a
+/// 2025 session. None for any other message.
+fn handshake(message: &Value, modern: bool) -> Option<Value> {
+    let mut reply = match message["method"].as_str()? {
+        "server/discover" if modern => json!({"result": {
+            "resultType": "complete", "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {}},
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "scripted", "version": "1"}}}}),
+        "server/discover" => json!({"error": {"code": -32601, "message": "Method not found"}}),
+        "initialize" => json!({"result": {
+            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+            "serverInfo": {"name": "scripted", "version": "1"}}}),
+        _ => return None,
+    };
+    reply["jsonrpc"] = json!("2.0");
+    reply["id"] = message.get("id")?.clone();
+    Some(reply)
+}
+
+/// The text of `answer` to the request with `id`; none for silence.
+fn render(answer: Answer, id: &Value) -> Option<String> {
+    Some(match answer {
+        Answer::Complete(text) => json!({"jsonrpc": "2.0", "id": id, "result": {
+            "content": [{"type": "text", "text": text}]}})
+        .to_string(),
+        Answer::Result(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}).to_string(),
+        Answer::Error(e) => json!({"jsonrpc": "2.0", "id": id, "error": e}).to_string(),
+        Answer::InputRequired(inputs, state) => json!({"jsonrpc": "2.0", "id": id, "result": {
+            "resultType": "input_required", "inputRequests": inputs, "requestState": state}})
+        .to_string(),
+        Answer::OtherId(other, r) => {
+            json!({"jsonrpc": "2.0", "id": other, "result": r}).to_string()
+        }
+        Answer::Ask(method, params) => {
+            json!({"jsonrpc": "2.0", "id": "s-1", "method": method, "params": params}).to_string()
+        }
+        Answer::Notify(params) => {
+            json!({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
+                .to_string()
+        }
+        Answer::Garbage(bytes) => String::from_utf8_lossy(&bytes).to_string(),
+        Answer::Silence => return None,
+    })
+}
+
 /// Panics anywhere in the process since the hook was installed (a client's reader and writer
 /// run in tasks of their own, whose panics would not reach the test otherwise).
 fn panics() -> &'static std::sync::atomic::AtomicUsize {
@@ -708,47 +754,15 @@ proptest! {
                     let (Some(id), Some(_)) = (message.get("id"), message.get("method")) else {
                         continue;
                     };
-                    // The handshake is answered as a sound server would, so the script
-                    // reaches the call: the stateless era or, after `method not found` to
-                    // `server/discover`, a 2025 session.
-                    let handshake = match message["method"].as_str() {
-                        Some("server/discover") if modern => Some(json!({"result": {
-                            "resultType": "complete", "supportedVersions": ["2026-07-28"],
-                            "capabilities": {"tools": {}},
-                            "_meta": {"io.modelcontextprotocol/serverInfo":
-                                {"name": "scripted", "version": "1"}}}})),
-                        Some("server/discover") => Some(json!({"error":
-                            {"code": -32601, "message": "Method not found"}})),
-                        Some("initialize") => Some(json!({"result": {
-                            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-                            "serverInfo": {"name": "scripted", "version": "1"}}})),
-                        _ => None,
-                    };
-                    if let Some(mut reply) = handshake {
-                        reply["jsonrpc"] = json!("2.0");
-                        reply["id"] = id.clone();
+                    if let Some(reply) = handshake(&message, modern) {
+                        let reply = reply.to_string();
                         if server_write.write_all(format!("{reply}\n").as_bytes()).await.is_err() {
                             break;
                         }
                         continue;
                     }
                     let Some(answer) = script.next() else { break };
-                    let out = match answer {
-                        Answer::Complete(text) => json!({"jsonrpc": "2.0", "id": id, "result": {
-                            "content": [{"type": "text", "text": text}]}}).to_string(),
-                        Answer::Result(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}).to_string(),
-                        Answer::Error(e) => json!({"jsonrpc": "2.0", "id": id, "error": e}).to_string(),
-                        Answer::InputRequired(inputs, state) => json!({"jsonrpc": "2.0", "id": id,
-                            "result": {"resultType": "input_required", "inputRequests": inputs,
-                            "requestState": state}}).to_string(),
-                        Answer::OtherId(other, r) => json!({"jsonrpc": "2.0", "id": other, "result": r}).to_string(),
-                        Answer::Ask(method, params) => json!({"jsonrpc": "2.0", "id": "s-1",
-                            "method": method, "params": params}).to_string(),
-                        Answer::Notify(params) => json!({"jsonrpc": "2.0",
-                            "method": "notifications/message", "params": params}).to_string(),
-                        Answer::Garbage(bytes) => String::from_utf8_lossy(&bytes).to_string(),
-                        Answer::Silence => continue,
-                    };
+                    let Some(out) = render(answer, id) else { continue };
                     if server_write.write_all(format!("{out}\n").as_bytes()).await.is_err() {
                         break;
                     }
@@ -765,6 +779,198 @@ proptest! {
             let ended = tokio::time::timeout(std::time::Duration::from_secs(5), call).await;
             drop(client);
             server.abort();
+            ended.is_ok()
+        });
+        prop_assert!(ended, "the call ended within its limits");
+        prop_assert_eq!(panics().load(std::sync::atomic::Ordering::SeqCst), before, "nothing panicked");
+    }
+}
+
+/// What a scripted HTTP server answers one POSTed request with (after the handshake).
+#[derive(Debug, Clone)]
+enum HttpAnswer {
+    /// 200 with the answer as a JSON body (silence: the response never comes).
+    Json(Answer),
+    /// 200 with an SSE stream of these answers as events, held open after them if `open`.
+    Stream(Vec<Answer>, bool),
+    /// This status and content type with this body.
+    Status(u16, &'static str, Vec<u8>),
+    /// Bytes that are not an HTTP response, then the connection closes.
+    NotHttp(Vec<u8>),
+}
+
+fn http_answer() -> impl Strategy<Value = HttpAnswer> {
+    prop_oneof![
+        3 => answer().prop_map(HttpAnswer::Json),
+        3 => (proptest::collection::vec(answer(), 0..4), any::<bool>())
+            .prop_map(|(events, open)| HttpAnswer::Stream(events, open)),
+        2 => (
+            prop::sample::select(vec![200u16, 202, 204, 301, 400, 401, 403, 404, 405, 429, 500, 503]),
+            prop::sample::select(vec!["application/json", "text/event-stream", "text/plain", ""]),
+            prop_oneof![
+                any_json().prop_map(|v| v.to_string().into_bytes()),
+                proptest::collection::vec(any::<u8>(), 0..64),
+            ],
+        )
+            .prop_map(|(status, kind, body)| HttpAnswer::Status(status, kind, body)),
+        1 => proptest::collection::vec(any::<u8>(), 0..64).prop_map(HttpAnswer::NotHttp),
+    ]
+}
+
+/// A scripted streamable HTTP server on an ephemeral port: each connection carries one request
+/// (`Connection: close`), the handshake gets a sound answer ([`handshake`], with a session id
+/// for `initialize`), GET gets 405, DELETE 200, notifications and responses 202, and every other
+/// request the next answer of `script` (silence once it runs out). Its endpoint URL.
+async fn scripted_http(script: Vec<HttpAnswer>, modern: bool) -> String {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let script = Arc::new(std::sync::Mutex::new(std::collections::VecDeque::from(
+        script,
+    )));
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let script = script.clone();
+            tokio::spawn(async move {
+                let (read, mut write) = tcp.into_split();
+                let mut read = BufReader::new(read);
+                let (mut line, mut length) = (String::new(), 0usize);
+                if read.read_line(&mut line).await.unwrap_or(0) == 0 {
+                    return;
+                }
+                let method = line.split(' ').next().unwrap_or("").to_string();
+                loop {
+                    line.clear();
+                    if read.read_line(&mut line).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    if line.trim().is_empty() {
+                        break;
+                    }
+                    let lower = line.to_ascii_lowercase();
+                    if let Some(n) = lower.strip_prefix("content-length:") {
+                        length = n.trim().parse().unwrap_or(0);
+                    }
+                }
+                let mut body = vec![0u8; length.min(1 << 20)];
+                if read.read_exact(&mut body).await.is_err() {
+                    return;
+                }
+                let head = |status: u16, kind: &str, extra: &str, len: Option<usize>| {
+                    let mut h = format!("HTTP/1.1 {status} X\r\nconnection: close\r\n{extra}");
+                    if !kind.is_empty() {
+                        h.push_str(&format!("content-type: {kind}\r\n"));
+                    }
+                    if let Some(len) = len {
+                        h.push_str(&format!("content-length: {len}\r\n"));
+                    }
+                    h + "\r\n"
+                };
+                let fixed = |status: u16, kind: &str, extra: &str, body: &[u8]| {
+                    let mut out = head(status, kind, extra, Some(body.len())).into_bytes();
+                    out.extend_from_slice(body);
+                    out
+                };
+                let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                let out = match method.as_str() {
+                    "GET" => fixed(405, "", "", b""),
+                    "DELETE" => fixed(200, "", "", b""),
+                    _ => match (message.get("id"), message.get("method")) {
+                        (Some(id), Some(_)) => {
+                            if let Some(reply) = handshake(&message, modern) {
+                                let session = if message["method"] == "initialize" {
+                                    "mcp-session-id: s-1\r\n"
+                                } else {
+                                    ""
+                                };
+                                let status = if reply.get("error").is_some() {
+                                    400
+                                } else {
+                                    200
+                                };
+                                fixed(
+                                    status,
+                                    "application/json",
+                                    session,
+                                    reply.to_string().as_bytes(),
+                                )
+                            } else {
+                                let next = script.lock().unwrap().pop_front();
+                                match next {
+                                    Some(HttpAnswer::Json(answer)) => match render(answer, id) {
+                                        Some(text) => {
+                                            fixed(200, "application/json", "", text.as_bytes())
+                                        }
+                                        None => {
+                                            tokio::time::sleep(std::time::Duration::from_secs(2))
+                                                .await;
+                                            return;
+                                        }
+                                    },
+                                    Some(HttpAnswer::Stream(events, open)) => {
+                                        let mut out = head(200, "text/event-stream", "", None);
+                                        for (n, event) in events.into_iter().enumerate() {
+                                            if let Some(text) = render(event, id) {
+                                                let text = text.replace(['\r', '\n'], " ");
+                                                out.push_str(&format!("id: {n}\ndata: {text}\n\n"));
+                                            }
+                                        }
+                                        if write.write_all(out.as_bytes()).await.is_err() {
+                                            return;
+                                        }
+                                        if open {
+                                            tokio::time::sleep(std::time::Duration::from_secs(2))
+                                                .await;
+                                        }
+                                        return;
+                                    }
+                                    Some(HttpAnswer::Status(status, kind, body)) => {
+                                        fixed(status, kind, "", &body)
+                                    }
+                                    Some(HttpAnswer::NotHttp(bytes)) => bytes,
+                                    None => {
+                                        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+                                        return;
+                                    }
+                                }
+                            }
+                        }
+                        _ => fixed(202, "", "", b""),
+                    },
+                };
+                let _ = write.write_all(&out).await;
+            });
+        }
+    });
+    url
+}
+
+proptest! {
+    #![proptest_config(cases(128))]
+
+    /// The HTTP client facing a server that answers anything: JSON bodies and SSE streams of
+    /// any messages, streams that stay open, any status with any content type and body, bytes
+    /// that are not HTTP. Every call ends within its time limit with a value or an error and
+    /// nothing panics.
+    #[test]
+    fn an_http_client_ends_every_call_cleanly_whatever_the_server_sends(
+        script in proptest::collection::vec(http_answer(), 1..6),
+        era in prop::sample::select(vec![None, Some(oxmcp::client::Era::Stateless),
+            Some(oxmcp::client::Era::Session)]),
+        modern in any::<bool>(),
+    ) {
+        let before = panics().load(std::sync::atomic::Ordering::SeqCst);
+        let ended = runtime().block_on(async move {
+            let url = scripted_http(script, modern).await;
+            let mut client = Client::http(&url)
+                .timeout(Some(std::time::Duration::from_millis(100)))
+                .max_rounds(3);
+            if let Some(era) = era {
+                client = client.era(era);
+            }
+            let client = mcp_tests::support::answering_client(client);
+            let call = client.call_tool("test_simple_text", json!({"x": 1}));
+            let ended = tokio::time::timeout(std::time::Duration::from_secs(5), call).await;
             ended.is_ok()
         });
         prop_assert!(ended, "the call ended within its limits");
