@@ -80,6 +80,7 @@ fn key() -> impl Strategy<Value = String> {
             "action", "content", "role", "model", "roots", "type", "text", "notifications",
             "io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities",
             "io.modelcontextprotocol/clientInfo", "progressToken", "ref", "argument",
+            "taskId", "task", "ttl", "io.modelcontextprotocol/tasks",
         ]).prop_map(str::to_string),
         1 => ".{0,8}",
     ]
@@ -93,7 +94,7 @@ fn message() -> impl Strategy<Value = Value> {
             "server/discover", "tools/list", "tools/call", "prompts/list", "prompts/get",
             "resources/list", "resources/templates/list", "resources/read",
             "completion/complete", "subscriptions/listen", "notifications/cancelled",
-            "initialize", "ping",
+            "initialize", "ping", "tasks/get", "tasks/update", "tasks/cancel",
         ])
         .prop_map(Value::from),
         1 => any_json(),
@@ -104,23 +105,39 @@ fn message() -> impl Strategy<Value = Value> {
         Just(Value::Null),
         any_json(),
     ];
-    let params = (any_json(), any::<bool>(), key(), any_json()).prop_map(
-        |(params, with_meta, name, extra)| {
+    // With sound `_meta`, a tool that asks, runs as a task or both; the tasks extension declared
+    // or not.
+    let tool = prop::sample::select(vec![
+        "test_input_required_result_multi_round",
+        "test_tool_with_task",
+        "confirm_delete",
+        "multi_input",
+        "greet",
+    ]);
+    let params = (
+        any_json(),
+        any::<bool>(),
+        tool,
+        any::<bool>(),
+        key(),
+        any_json(),
+    )
+        .prop_map(|(params, with_meta, tool, tasks, name, extra)| {
             let mut params = match params {
                 Value::Object(m) => m,
                 other => return other,
             };
             if with_meta {
-                params.insert("_meta".into(), meta(all_caps()));
-                params.insert(
-                    "name".into(),
-                    json!("test_input_required_result_multi_round"),
-                );
+                let mut caps = all_caps();
+                if tasks {
+                    caps["extensions"] = json!({"io.modelcontextprotocol/tasks": {}});
+                }
+                params.insert("_meta".into(), meta(caps));
+                params.insert("name".into(), json!(tool));
             }
             params.insert(name, extra);
             Value::Object(params)
-        },
-    );
+        });
     (
         prop::option::of(id),
         method,
@@ -436,6 +453,9 @@ fn post_body() -> impl Strategy<Value = Vec<u8>> {
             "notifications/cancelled",
             "initialize",
             "server/discover",
+            "tasks/get",
+            "tasks/update",
+            "tasks/cancel",
         ]),
         proptest::collection::vec((key(), any_json()), 0..4),
     )
@@ -974,6 +994,226 @@ proptest! {
             ended.is_ok()
         });
         prop_assert!(ended, "the call ended within its limits");
+        prop_assert_eq!(panics().load(std::sync::atomic::Ordering::SeqCst), before, "nothing panicked");
+    }
+}
+
+/// One step of a client driving the server through rounds and tasks, reusing what earlier
+/// replies gave it, sound or spoiled.
+#[derive(Debug, Clone)]
+enum Step {
+    /// Call `tool` with these arguments, declaring the tasks extension or not.
+    Call(&'static str, Value, bool),
+    /// Retry the last call that needed input: answers of this shape, the state as given or
+    /// spoiled (`Spoil`), under the same or another tool name.
+    Retry(Answers, Spoil, bool),
+    /// `tasks/get`, `tasks/update` (with answers) or `tasks/cancel` on the `n`th task seen (or
+    /// a made-up id when there is none), declaring the extension or not.
+    Task(&'static str, usize, Answers, bool),
+}
+
+/// The answers a retry or `tasks/update` carries.
+#[derive(Debug, Clone)]
+enum Answers {
+    /// For every key asked: an accepted form with a `name`, `ok` and `filename`.
+    Sound,
+    /// For every key asked: this value.
+    Each(Value),
+    /// This, whatever was asked.
+    Any(Value),
+}
+
+/// What becomes of a `requestState` before it is sent back.
+#[derive(Debug, Clone)]
+enum Spoil {
+    Keep,
+    /// One character but the last changed, at this position (modulo the length).
+    Flip(usize),
+    /// Cut to this many characters (modulo its length).
+    Cut(usize),
+    /// Replaced by this value.
+    Replace(Value),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    let tool = prop::sample::select(vec![
+        "test_input_required_result_multi_round",
+        "test_input_required_result_elicitation",
+        "test_tool_with_task",
+        "confirm_delete",
+        "multi_input",
+        "greet",
+        "failing_job",
+        "protocol_error_job",
+    ]);
+    let arguments = prop_oneof![
+        3 => Just(json!({})),
+        2 => ".{0,8}".prop_map(|s| json!({"name": s, "filename": s})),
+        1 => any_json(),
+    ];
+    let answers = prop_oneof![
+        3 => Just(Answers::Sound),
+        1 => any_json().prop_map(Answers::Each),
+        1 => any_json().prop_map(Answers::Any),
+    ];
+    let spoil = prop_oneof![
+        4 => Just(Spoil::Keep),
+        1 => any::<usize>().prop_map(Spoil::Flip),
+        1 => any::<usize>().prop_map(Spoil::Cut),
+        1 => any_json().prop_map(Spoil::Replace),
+    ];
+    prop_oneof![
+        3 => (tool, arguments, any::<bool>()).prop_map(|(t, a, x)| Step::Call(t, a, x)),
+        3 => (answers.clone(), spoil, prop_oneof![4 => Just(false), 1 => Just(true)])
+            .prop_map(|(a, s, o)| Step::Retry(a, s, o)),
+        3 => (
+            prop::sample::select(vec!["tasks/get", "tasks/update", "tasks/cancel"]),
+            0usize..3,
+            answers,
+            prop_oneof![4 => Just(true), 1 => Just(false)],
+        )
+            .prop_map(|(m, n, a, x)| Step::Task(m, n, a, x)),
+    ]
+}
+
+/// `answers` for the input requests `asked` (a JSON object of key to request).
+fn answers_for(answers: &Answers, asked: &Value) -> Value {
+    let keys = asked
+        .as_object()
+        .map(|m| m.keys().cloned().collect::<Vec<_>>())
+        .unwrap_or_default();
+    match answers {
+        Answers::Any(v) => v.clone(),
+        Answers::Each(v) => Value::Object(keys.into_iter().map(|k| (k, v.clone())).collect()),
+        Answers::Sound => Value::Object(
+            keys.into_iter()
+                .map(|k| {
+                    let form = json!({"action": "accept",
+                        "content": {"name": "Ada", "ok": true, "filename": "a.txt"}});
+                    (k, form)
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// `state` as `spoil` leaves it.
+fn spoiled(state: &Value, spoil: &Spoil) -> Value {
+    let text = state.as_str().unwrap_or_default();
+    let chars: Vec<char> = text.chars().collect();
+    match spoil {
+        Spoil::Keep => state.clone(),
+        Spoil::Replace(v) => v.clone(),
+        Spoil::Cut(n) if !chars.is_empty() => {
+            json!(chars[..n % chars.len()].iter().collect::<String>())
+        }
+        // Not the last character, whose low bits base64 may leave unused.
+        Spoil::Flip(n) if chars.len() > 1 => {
+            let mut chars = chars;
+            let at = n % (chars.len() - 1);
+            chars[at] = if chars[at] == 'A' { 'B' } else { 'A' };
+            json!(chars.into_iter().collect::<String>())
+        }
+        _ => state.clone(),
+    }
+}
+
+proptest! {
+    #![proptest_config(cases(256))]
+
+    /// A client driving rounds and tasks with what earlier replies gave it, answered soundly
+    /// or not, its `requestState` kept, spoiled or replaced, its task ids reused after the
+    /// task ended: every request gets a reply with its id and either a result or an error,
+    /// nothing panics, and a spoiled `requestState` is never accepted as a sound one.
+    #[test]
+    fn rounds_and_tasks_driven_by_any_client_get_clean_replies(
+        steps in proptest::collection::vec(step(), 1..10),
+    ) {
+        let before = panics().load(std::sync::atomic::Ordering::SeqCst);
+        let outcome: Result<(), String> = runtime().block_on(async {
+            let server = server();
+            let mut waiting: Option<(Value, Value)> = None; // (the call's params, its reply)
+            // Each task seen, with the input it last asked for.
+            let mut tasks: Vec<(Value, Value)> = Vec::new();
+            for (n, step) in steps.into_iter().enumerate() {
+                let id = json!(format!("step-{n}"));
+                let (method, params, spoilt) = match &step {
+                    Step::Call(tool, arguments, ext) => {
+                        let mut caps = all_caps();
+                        if *ext {
+                            caps["extensions"] = json!({"io.modelcontextprotocol/tasks": {}});
+                        }
+                        let params = json!({"name": tool, "arguments": arguments,
+                            "_meta": meta(caps)});
+                        ("tools/call", params, false)
+                    }
+                    Step::Retry(answers, spoil, other_tool) => {
+                        let Some((params, reply)) = &waiting else { continue };
+                        let mut params = params.clone();
+                        let result = &reply["result"];
+                        params["inputResponses"] = answers_for(answers, &result["inputRequests"]);
+                        if let Some(state) = result.get("requestState") {
+                            params["requestState"] = spoiled(state, spoil);
+                        }
+                        if *other_tool {
+                            params["name"] = json!("greet");
+                        }
+                        let spoilt = !matches!(spoil, Spoil::Keep)
+                            && result.get("requestState").is_some()
+                            && params.get("requestState") != result.get("requestState");
+                        ("tools/call", params, spoilt)
+                    }
+                    Step::Task(method, n, answers, ext) => {
+                        let (task, asked) = tasks
+                            .get(*n)
+                            .cloned()
+                            .unwrap_or((json!("no-such-task"), json!({"a": 0})));
+                        let mut caps = all_caps();
+                        if *ext {
+                            caps["extensions"] = json!({"io.modelcontextprotocol/tasks": {}});
+                        }
+                        let mut params = json!({"taskId": task, "_meta": meta(caps)});
+                        if *method == "tasks/update" {
+                            params["inputResponses"] = answers_for(answers, &asked);
+                        }
+                        (*method, params, false)
+                    }
+                };
+                let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+                let reply = tokio::time::timeout(
+                    std::time::Duration::from_secs(5),
+                    server.handle_message(&message.to_string(), None),
+                )
+                .await
+                .map_err(|_| format!("no reply within 5 s to {message}"))?
+                .ok_or_else(|| format!("no reply to {message}"))?
+                .to_value();
+                if reply["id"] != id || reply.get("result").is_some() == reply.get("error").is_some() {
+                    return Err(format!("{message} got {reply}"));
+                }
+                if spoilt && reply.get("result").is_some()
+                    && reply["result"]["resultType"] != "input_required"
+                {
+                    return Err(format!("a spoiled requestState was taken: {message} got {reply}"));
+                }
+                if let Some(task) = reply.pointer("/result/taskId") {
+                    let asked = reply["result"].get("inputRequests").cloned().unwrap_or(json!({}));
+                    match tasks.iter_mut().find(|(seen, _)| seen == task) {
+                        Some(seen) => seen.1 = asked,
+                        None => tasks.push((task.clone(), asked)),
+                    }
+                }
+                if method == "tools/call" {
+                    if reply["result"]["resultType"] == "input_required" {
+                        waiting = Some((params, reply));
+                    } else if !matches!(step, Step::Retry(..)) {
+                        waiting = None;
+                    }
+                }
+            }
+            Ok(())
+        });
+        prop_assert!(outcome.is_ok(), "{}", outcome.unwrap_err());
         prop_assert_eq!(panics().load(std::sync::atomic::Ordering::SeqCst), before, "nothing panicked");
     }
 }
