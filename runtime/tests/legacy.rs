@@ -566,6 +566,17 @@ async fn a_legacy_http_session_serves_the_same_handler_with_real_requests() {
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
     assert_eq!(post(&url, None, list.clone()).await.0, 400);
     assert_eq!(post(&url, Some("nope"), list.clone()).await.0, 404);
+    // So are a notification and a response: an answer that can reach no session is refused,
+    // not dropped.
+    let cancelled = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                           "params": {"requestId": 1}});
+    let answer = json!({"jsonrpc": "2.0", "id": "mcp-server-1", "result": {"action": "cancel"}});
+    for message in [cancelled, answer] {
+        let (status, _, body) = post(&url, None, message.clone()).await;
+        assert_eq!(status, 400, "{message}: {body}");
+        assert_eq!(body["error"]["code"], -32600, "{body}");
+        assert_eq!(post(&url, Some("nope"), message).await.0, 404);
+    }
     let (status, _, tools) = post(&url, Some(&session), list).await;
     assert_eq!(status, 200);
     for modern_only in ["resultType", "ttlMs", "cacheScope"] {

@@ -39,7 +39,7 @@ pub(crate) async fn post(
         .as_ref()
         .is_none_or(|incoming| matches!(incoming, Incoming::Rejected(_)))
     {
-        let legacy = sessions.post_without_session(&app, legacy_header, body, &caller);
+        let legacy = sessions.post_without_session(&app, version, body, &caller);
         if let Some(response) = legacy {
             return response;
         }

@@ -251,13 +251,16 @@ impl Sessions {
     }
 
     /// A POST that the modern path could not read as a request of its own, with no session
-    /// header: a legacy `initialize` opens a session for `caller`, a 2025-era request (no modern
-    /// `_meta`, no 2026 version header) is told to initialize first; anything else stays with
-    /// the modern path, which answers it.
+    /// header and the version header `version`: a legacy `initialize` opens a session for
+    /// `caller`; a 2025-era request (no modern `_meta`, no 2026 version header) is told to
+    /// initialize first (400), and so are a notification and a response that name a 2025
+    /// version, so a client whose answer could reach no session learns so instead of having it
+    /// dropped; anything else stays with the modern path, which answers it (a notification or
+    /// response with no version header is accepted and ignored there).
     pub(crate) fn post_without_session(
         self: &Arc<Self>,
         app: &Core,
-        legacy_header: bool,
+        version: Option<&str>,
         body: &[u8],
         caller: &Caller,
     ) -> Option<Response> {
@@ -279,8 +282,16 @@ impl Sessions {
             .pointer("/params/_meta")
             .and_then(|m| m.get(crate::wire::META_VERSION))
             .is_some();
-        let request = message.get("method").is_some() && message.get("id").is_some();
-        (legacy_header && request && !modern_meta && app.server.serves_legacy())
+        let legacy = match version {
+            None => message.get("method").is_some() && message.get("id").is_some(),
+            Some(v) => {
+                crate::LEGACY_VERSIONS.contains(&v)
+                    && ["method", "result", "error"]
+                        .iter()
+                        .any(|member| message.get(member).is_some())
+            }
+        };
+        (legacy && !modern_meta && app.server.serves_legacy())
             .then(|| Refusal::NoSession.into_response())
     }
 
