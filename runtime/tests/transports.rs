@@ -169,6 +169,21 @@ async fn bad_input_gets_the_spec_error_and_the_server_keeps_serving() {
     );
     healthy().await;
 
+    // A notification is accepted at 2026-07-28; at a version no era has it is refused.
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                      "params": {"requestId": 1}})
+    .to_string();
+    for (version, status) in [("2026-07-28", 202), ("1999-01-01", 400)] {
+        let headers = [("mcp-protocol-version", version)];
+        let (s, b) = post(&url, note.clone().into_bytes(), &headers).await;
+        assert_eq!(s, status, "{version}: {b}");
+        if status == 400 {
+            assert_eq!(b["error"]["code"], -32022, "{b}");
+            assert_eq!(b["error"]["data"]["requested"], version, "{b}");
+        }
+    }
+    healthy().await;
+
     let mut big = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "test_simple_text", "arguments": {"pad": ""}, "_meta": meta()}});
     big["params"]["arguments"]["pad"] = json!("x".repeat(10 * 1024 * 1024));
     let (s, _) = post(
