@@ -393,6 +393,17 @@ async fn exchange(
     })
 }
 
+/// What a fuzzed exchange does besides its claim.
+#[derive(Debug, Clone)]
+enum Verb {
+    /// POST a body.
+    Post,
+    /// GET the session's stream, resuming after this event id if any.
+    Get(Option<String>),
+    /// DELETE (a session other than the one under test).
+    Delete,
+}
+
 /// The headers a fuzzed POST goes with: which era and session it claims.
 #[derive(Debug, Clone, Copy)]
 enum Claim {
@@ -559,6 +570,16 @@ proptest! {
                     Claim::BadVersion,
                 ]),
                 post_body(),
+                prop_oneof![
+                    8 => Just(Verb::Post),
+                    1 => prop_oneof![
+                        Just(None),
+                        (0u64..4, 0u64..4).prop_map(|(s, n)| Some(format!("{s}-{n}"))),
+                        "[ -~]{0,12}".prop_map(Some),
+                    ]
+                    .prop_map(Verb::Get),
+                    1 => Just(Verb::Delete),
+                ],
             ),
             1..5,
         ),
@@ -566,9 +587,21 @@ proptest! {
         let url = http_url();
         let outcome: Result<(), String> = runtime().block_on(async {
             let session = open_http_session(url).await?;
-            for (claim, body) in posts {
-                let shown = String::from_utf8_lossy(&body).to_string();
-                let got = exchange("POST", url, &claimed(claim, &session), body).await?;
+            for (claim, body, verb) in posts {
+                let mut headers = claimed(claim, &session);
+                let (method, body) = match verb {
+                    Verb::Post => ("POST", body),
+                    Verb::Get(last) => {
+                        headers.retain(|(name, _)| *name != "content-type");
+                        headers.extend(last.map(|id| ("last-event-id", id)));
+                        ("GET", Vec::new())
+                    }
+                    // Not the session's own DELETE, which ends it.
+                    Verb::Delete if matches!(claim, Claim::InSession) => continue,
+                    Verb::Delete => ("DELETE", Vec::new()),
+                };
+                let shown = format!("{method} {}", String::from_utf8_lossy(&body));
+                let got = exchange(method, url, &headers, body).await?;
                 if !(200..500).contains(&got.status) {
                     return Err(format!("{claim:?} {shown}: status {}", got.status));
                 }

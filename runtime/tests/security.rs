@@ -378,8 +378,24 @@ async fn inside_a_session_the_version_header_must_be_the_sessions_and_a_batch_is
     let answer = json!({"jsonrpc": "2.0", "id": "unknown", "result": {}});
     let (status, _, _) = in_session(&url, Some(&alice), &session, answer).await;
     assert_eq!(status, 202);
-    let (status, _, _) = in_session(&url, Some(&alice), &session, ping).await;
+    let (status, _, _) = in_session(&url, Some(&alice), &session, ping.clone()).await;
     assert_eq!(status, 200);
+    // Nor does a DELETE that names another version end the session; one with its own does.
+    for (version, status) in [
+        ("2026-07-28", 400),
+        ("2025-06-18", 400),
+        ("2025-11-25", 204),
+    ] {
+        let headers = [
+            ("authorization", auth.as_str()),
+            ("mcp-session-id", session.as_str()),
+            ("mcp-protocol-version", version),
+        ];
+        let (got, _, reply) = exchange("DELETE", &url, &headers, None).await;
+        assert_eq!(got, status, "DELETE at {version}: {reply}");
+    }
+    let (status, _, _) = in_session(&url, Some(&alice), &session, ping).await;
+    assert_eq!(status, 404, "the session ended");
 }
 
 /// A request id names its call until the call ends: a second request under an id still in

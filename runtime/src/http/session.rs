@@ -497,12 +497,19 @@ impl Sessions {
         event_log::read(log, 0, None, limits.retry_hint, limits.resume_window, open)
     }
 
-    /// DELETE: end the caller's session; 405 without a session header.
+    /// DELETE: end the caller's session; 405 without a session header, 400 with a version
+    /// header that is not the session's.
     pub(crate) fn delete(&self, headers: &HeaderMap, caller: &Caller) -> Response {
         let Some(session_id) = header_str(headers, SESSION_HEADER) else {
             return Refusal::MethodNotAllowed.into_response();
         };
-        if let Err(refused) = self.get(session_id, caller) {
+        let entry = match self.get(session_id, caller) {
+            Ok(entry) => entry,
+            Err(refused) => return refused.into_response(),
+        };
+        // As for its other requests: a DELETE that names another version (a 2026-07-28 one
+        // included) does not end the session.
+        if let Err(refused) = check_version(headers, &entry) {
             return refused.into_response();
         }
         lock(&self.inner).remove(session_id);
