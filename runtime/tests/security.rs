@@ -777,3 +777,226 @@ async fn a_tool_visible_to_a_scope_is_hidden_from_and_refused_to_others() {
     assert_eq!(status, 200, "{reply}");
     assert_eq!(reply["result"]["content"][0]["text"], "carol");
 }
+
+/// Who a generated request says it is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Who {
+    /// The principal that opened the session under test (scope `""`).
+    Alice,
+    /// Another principal with a valid token.
+    Bob,
+    /// No `Authorization` header.
+    NoToken,
+    /// A bearer token that is no JWT.
+    Garbage,
+    /// A valid signature for another audience.
+    OtherAudience,
+    /// A valid signature on an ID token, not an access token.
+    IdToken,
+    /// Basic credentials instead of a bearer token.
+    Basic,
+}
+
+/// Where a generated request goes.
+#[derive(Debug, Clone, Copy)]
+enum Route {
+    /// POST in Alice's session, with its version.
+    InAlices,
+    /// POST with the 2026-07-28 headers and no session.
+    Stateless,
+    /// A 2025 `initialize`.
+    Initialize,
+    /// GET of Alice's session's stream.
+    GetAlices,
+    /// DELETE of Alice's session.
+    DeleteAlices,
+    /// GET and DELETE with no session.
+    NoSession(&'static str),
+}
+
+/// What a generated POST carries.
+fn any_call() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    prop::sample::select(vec![
+        ("ping", json!({})),
+        ("tools/list", json!({})),
+        (
+            "tools/call",
+            json!({"name": "test_whoami", "arguments": {}}),
+        ),
+        (
+            "tools/call",
+            json!({"name": "test_admin_only", "arguments": {}}),
+        ),
+        (
+            "tools/call",
+            json!({"name": "test_simple_text", "arguments": {}}),
+        ),
+        ("resources/list", json!({})),
+    ])
+    .prop_map(
+        |(method, params)| json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params}),
+    )
+}
+
+/// One runtime and one server for every case of the properties below.
+fn shared() -> &'static (tokio::runtime::Runtime, String) {
+    static SHARED: std::sync::OnceLock<(tokio::runtime::Runtime, String)> =
+        std::sync::OnceLock::new();
+    SHARED.get_or_init(|| {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let url = runtime.block_on(start());
+        (runtime, url)
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(48)
+    ))]
+
+    /// Any mix of callers, routes and eras: whoever holds no valid access token for this server
+    /// gets 401 with a challenge on every route, in every era; another principal reaches
+    /// nothing of Alice's session; a tool that needs a scope is refused without it; and after
+    /// all of it Alice's session still answers her.
+    #[test]
+    fn every_route_and_era_needs_a_valid_token_and_a_session_stays_its_openers(
+        steps in proptest::collection::vec(
+            (
+                proptest::sample::select(vec![Who::Alice, Who::Bob, Who::NoToken, Who::Garbage,
+                    Who::OtherAudience, Who::IdToken, Who::Basic]),
+                proptest::sample::select(vec![Route::InAlices, Route::InAlices, Route::Stateless,
+                    Route::Initialize, Route::GetAlices, Route::DeleteAlices,
+                    Route::NoSession("GET"), Route::NoSession("DELETE")]),
+                any_call(),
+            ),
+            1..8,
+        ),
+    ) {
+        let (runtime, url) = shared();
+        let outcome: Result<(), String> = runtime.block_on(async {
+            let alice = token("alice", "", url);
+            let session = open_session(url, &alice).await;
+            let mut alive = true;
+            for (who, route, message) in steps {
+                let credentials = match who {
+                    Who::Alice => Some(format!("Bearer {alice}")),
+                    Who::Bob => Some(format!("Bearer {}", token("bob", "", url))),
+                    Who::NoToken => None,
+                    Who::Garbage => Some("Bearer not.a.jwt".to_string()),
+                    Who::OtherAudience => Some(format!(
+                        "Bearer {}",
+                        token("alice", "", "https://elsewhere.example/mcp")
+                    )),
+                    Who::IdToken => Some(format!(
+                        "Bearer {}",
+                        token_with("alice", "", url, Algorithm::RS256, Some("id_token"))
+                    )),
+                    Who::Basic => Some("Basic YWxpY2U6c2VjcmV0".to_string()),
+                };
+                let mut headers: Vec<(&str, String)> = Vec::new();
+                if let Some(c) = credentials {
+                    headers.push(("authorization", c));
+                }
+                let method_header = message["method"].as_str().unwrap_or("").to_string();
+                let (method, body) = match route {
+                    Route::InAlices => {
+                        headers.push(("mcp-protocol-version", "2025-11-25".into()));
+                        headers.push(("mcp-session-id", session.clone()));
+                        ("POST", Some(message.clone()))
+                    }
+                    Route::Stateless => {
+                        let mut modern = message.clone();
+                        modern["params"]["_meta"] = json!({
+                            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                            "io.modelcontextprotocol/clientCapabilities": {}});
+                        headers.push(("mcp-protocol-version", "2026-07-28".into()));
+                        headers.push(("mcp-method", method_header.clone()));
+                        if let Some(name) = message["params"]["name"].as_str() {
+                            headers.push(("mcp-name", name.to_string()));
+                        }
+                        ("POST", Some(modern))
+                    }
+                    Route::Initialize => {
+                        headers.push(("mcp-protocol-version", "2025-11-25".into()));
+                        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                            "clientInfo": {"name": "t", "version": "1"}}});
+                        ("POST", Some(init))
+                    }
+                    Route::GetAlices | Route::DeleteAlices => {
+                        headers.push(("mcp-protocol-version", "2025-11-25".into()));
+                        headers.push(("mcp-session-id", session.clone()));
+                        let method = if matches!(route, Route::GetAlices) { "GET" } else { "DELETE" };
+                        (method, None)
+                    }
+                    Route::NoSession(method) => (method, None),
+                };
+                let refs: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+                // Alice's own GET is her standalone stream, which stays open: a moment is enough.
+                let patience = if matches!(route, Route::GetAlices) {
+                    Duration::from_millis(300)
+                } else {
+                    Duration::from_secs(2)
+                };
+                let exchanged = tokio::time::timeout(patience, exchange(method, url, &refs, body)).await;
+                let valid = matches!(who, Who::Alice | Who::Bob);
+                let step = format!("{who:?} {route:?} {message}");
+                let Ok((status, response_headers, reply)) = exchanged else {
+                    // Only Alice's own GET may stay open (her standalone stream).
+                    if who == Who::Alice && matches!(route, Route::GetAlices) && alive {
+                        continue;
+                    }
+                    return Err(format!("{step}: no answer within {patience:?}"));
+                };
+                if !valid {
+                    if status != 401 || header(&response_headers, "www-authenticate").is_none() {
+                        return Err(format!("{step}: {status} {reply} without a valid token"));
+                    }
+                    continue;
+                }
+                let on_alices = matches!(route, Route::InAlices | Route::GetAlices | Route::DeleteAlices);
+                if who == Who::Bob && on_alices && status != 404 {
+                    return Err(format!("{step}: Bob reached Alice's session: {status} {reply}"));
+                }
+                if who == Who::Alice && on_alices && !alive && status != 404 {
+                    return Err(format!("{step}: the ended session answered {status} {reply}"));
+                }
+                let admin = message["params"]["name"] == "test_admin_only";
+                if admin && matches!(route, Route::Stateless) && status != 403 {
+                    return Err(format!("{step}: a tool that needs a scope ran without it: {status} {reply}"));
+                }
+                if admin && matches!(route, Route::InAlices) && who == Who::Alice && alive
+                    && reply.get("result").is_some()
+                {
+                    return Err(format!("{step}: a tool that needs a scope ran without it: {reply}"));
+                }
+                if who == Who::Alice && matches!(route, Route::DeleteAlices) && alive {
+                    if status != 204 {
+                        return Err(format!("{step}: Alice's DELETE got {status}"));
+                    }
+                    alive = false;
+                }
+                if status >= 500 {
+                    return Err(format!("{step}: {status} {reply}"));
+                }
+            }
+            if alive {
+                let ping = json!({"jsonrpc": "2.0", "id": "last", "method": "ping"});
+                let (status, _, reply) = in_session(url, Some(&alice), &session, ping).await;
+                if status != 200 || reply["result"] != json!({}) {
+                    return Err(format!("Alice's session no longer answers her: {status} {reply}"));
+                }
+                let auth = format!("Bearer {alice}");
+                let headers = [("authorization", auth.as_str()), ("mcp-session-id", session.as_str())];
+                exchange("DELETE", url, &headers, None).await;
+            }
+            Ok(())
+        });
+        proptest::prop_assert!(outcome.is_ok(), "{}", outcome.unwrap_err());
+    }
+}
