@@ -263,3 +263,78 @@ async fn the_task_flows_complete_on_every_server() {
         }
     }
 }
+
+/// The project's own client, as an application would use it, against every server of the
+/// tables: it finds the 2026 servers' era by itself (a `server/discover` probe), answers the
+/// forms it is asked, and every flow the server has completes with the expected text. rmcp's
+/// session mode asks with real `elicitation/create` requests on the call's stream; the 2026
+/// servers answer `input_required`. rmcp answers the probe with 2026-07-28 in its session mode
+/// too, where its `Peer::elicit` then fails, so that server is reached as a 2025 one
+/// (`Era::Session`), as an application that knows it would.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_project_client_completes_the_flows_on_every_server() {
+    use oxmcp::client::{Client, ClientError, Protocol};
+    use oxmcp::schema::{ClientCapabilities, InputRequest};
+    let plain = (
+        "test_simple_text",
+        "This is a simple text response for testing.",
+    );
+    let elicitation = ("test_input_required_result_elicitation", "Hello, Ada!");
+    let multi = ("test_input_required_result_multi_round", "Ada likes blue");
+    for (which, flows, legacy) in [
+        ("ours", vec![plain, elicitation, multi], false),
+        ("rmcp", vec![plain, elicitation, multi], false),
+        ("rust-mcp-sdk", vec![plain, elicitation, multi], false),
+        ("rmcp-legacy", vec![plain, elicitation], true),
+    ] {
+        let url = spawn(which).await;
+        let caps: ClientCapabilities = serde_json::from_value(json!({"elicitation": {}})).unwrap();
+        let client = if legacy {
+            Client::http(&url).era(oxmcp::client::Era::Session)
+        } else {
+            Client::http(&url)
+        };
+        let client = client.with_input(
+            caps,
+            |_key: &str, req: InputRequest| -> oxmcp::BoxFuture<Result<Value, ClientError>> {
+                let answer = match &req {
+                    InputRequest::ElicitRequest(e) => {
+                        let params = serde_json::to_value(&e.params).unwrap_or_default();
+                        let fields = params["requestedSchema"]["properties"]
+                            .as_object()
+                            .cloned()
+                            .unwrap_or_default();
+                        let content: serde_json::Map<String, Value> = fields
+                            .keys()
+                            .map(|f| (f.clone(), json!(if f == "color" { "blue" } else { "Ada" })))
+                            .collect();
+                        Ok(json!({"action": "accept", "content": content}))
+                    }
+                    other => Err(ClientError::Unanswerable(other.variant_name().into())),
+                };
+                Box::pin(async move { answer })
+            },
+        );
+        for (tool, want) in flows {
+            let result = client
+                .call_tool(tool, json!({}))
+                .await
+                .unwrap_or_else(|e| panic!("{which}: {tool}: {e}"));
+            let result = serde_json::to_value(&result).unwrap();
+            assert_eq!(
+                result["content"][0]["text"], want,
+                "{which}: {tool}: {result}"
+            );
+        }
+        let era = client.protocol();
+        assert_eq!(
+            matches!(era, Some(Protocol::Session { .. })),
+            legacy,
+            "{which}: {era:?}"
+        );
+        client
+            .close()
+            .await
+            .unwrap_or_else(|e| panic!("{which}: close: {e}"));
+    }
+}
