@@ -362,8 +362,8 @@ where
         }
     }
     // Stopping (end of input or shutdown): this connection's listen streams end (the server's
-    // other transports keep theirs), requests in flight get the grace period, and whatever is
-    // still running then is answered with an error.
+    // other transports keep theirs), a legacy session's asks fail, requests in flight get the
+    // grace period, and whatever is still running then is answered with an error.
     lock(&in_flight).retain(|_, entry| {
         if entry.listen {
             entry.handle.abort();
@@ -372,6 +372,11 @@ where
     });
     if let Some(forwarder) = forwarder {
         forwarder.abort();
+    }
+    // Nothing is read any more, so no answer to the session's requests can arrive: the asks
+    // waiting for one fail now, and their calls end, instead of holding the grace period.
+    if let Some(session) = &session {
+        session.close();
     }
     let drained = tokio::time::timeout(limits.shutdown_grace, async {
         while tasks.join_next().await.is_some() {}
@@ -393,9 +398,6 @@ where
             }
         }
         tasks.shutdown().await;
-    }
-    if let Some(session) = &session {
-        session.close();
     }
     drop(out);
     writer_task.await.map_err(std::io::Error::other)?
@@ -420,7 +422,8 @@ async fn serve_legacy_line(
         }
     };
     let method = value.get("method").and_then(Value::as_str);
-    if method == Some(methods::NOTIFICATIONS_CANCELLED) {
+    // A cancellation is a notification; with an id it is a request, answered as one.
+    if method == Some(methods::NOTIFICATIONS_CANCELLED) && value.get("id").is_none() {
         let target = value
             .pointer("/params/requestId")
             .and_then(|id| crate::wire::from_value_text::<RequestId>(id).ok());

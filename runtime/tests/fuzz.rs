@@ -270,6 +270,72 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(cases(128))]
+
+    /// A 2025 session over stdio (a sound `initialize` first), then anything a peer may write:
+    /// requests, calls that ask the client, answers to the server's requests (`mcp-server-N`),
+    /// batches, bytes. Every request line with an id gets exactly one reply with that id, every
+    /// output line is JSON, and at the end of input the server ends promptly: an ask that can
+    /// no longer be answered does not hold it.
+    #[test]
+    fn a_legacy_stdio_session_answers_every_request_once_and_ends_at_eof(
+        bodies in proptest::collection::vec(post_body(), 0..8),
+    ) {
+        let hello = json!({"jsonrpc": "2.0", "id": "hello", "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}, "sampling": {},
+            "roots": {}}, "clientInfo": {"name": "fuzz", "version": "1"}}});
+        let mut input = format!("{hello}\n{}\n",
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).into_bytes();
+        let mut expected = vec![json!("hello")];
+        for body in &bodies {
+            let mut line = body.clone();
+            line.retain(|b| *b != b'\n');
+            if let Ok(Value::Object(m)) = serde_json::from_slice::<Value>(&line) {
+                let id = m.get("id").filter(|id| id.is_string() || id.is_i64() || id.is_u64());
+                if let (Some(id), Some(Value::String(_))) = (id, m.get("method")) {
+                    if m.get("jsonrpc") == Some(&json!("2.0")) && !expected.contains(id) {
+                        expected.push(id.clone());
+                    }
+                }
+            }
+            input.extend_from_slice(&line);
+            input.push(b'\n');
+        }
+        let started = std::time::Instant::now();
+        let output = runtime().block_on(async {
+            let (mut client, server_end) = tokio::io::duplex(1 << 20);
+            let (read, write) = tokio::io::split(server_end);
+            let serving = tokio::spawn(serve_io_with(server(), read, write, StdioConfig::default()));
+            use tokio::io::{AsyncReadExt, AsyncWriteExt};
+            client.write_all(&input).await.unwrap();
+            client.shutdown().await.unwrap();
+            let mut out = Vec::new();
+            tokio::time::timeout(std::time::Duration::from_secs(10), client.read_to_end(&mut out))
+                .await
+                .expect("the server ends its output")
+                .unwrap();
+            let served = serving.await.expect("serve_io_with does not panic");
+            (served.is_ok(), out)
+        });
+        prop_assert!(output.0, "serve_io_with ends cleanly");
+        prop_assert!(started.elapsed() < std::time::Duration::from_secs(3), "ended after {:?}", started.elapsed());
+        let mut replied: Vec<Value> = Vec::new();
+        for line in output.1.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+            let message: Value = serde_json::from_slice(line).map_err(|e| {
+                TestCaseError::fail(format!("not JSON ({e}): {}", String::from_utf8_lossy(line)))
+            })?;
+            if message.get("method").is_none() {
+                replied.push(message["id"].clone());
+            }
+        }
+        for id in &expected {
+            let n = replied.iter().filter(|r| *r == id).count();
+            prop_assert!(n == 1, "{n} replies to {id}: {}", String::from_utf8_lossy(&output.1));
+        }
+    }
+}
+
 /// The fuzzing server over streamable HTTP, 2025-era sessions on, with asks and lost streams
 /// timing out quickly and no per-caller quota in the way (every case comes from one address):
 /// its endpoint URL.

@@ -247,6 +247,40 @@ async fn a_legacy_stdio_session_serves_the_same_handler_with_real_requests() {
     assert!(done["result"].get("resultType").is_none(), "{done}");
 }
 
+/// At the end of input a legacy stdio session can get no more answers: a call waiting on an
+/// ask ends at once, answered, and the server ends, long before the shutdown grace period.
+#[tokio::test]
+async fn at_the_end_of_input_a_call_waiting_on_an_ask_ends_at_once() {
+    let limits = Limits {
+        shutdown_grace: Duration::from_secs(30),
+        ..Limits::default()
+    };
+    let mut client = Legacy::start(server(), limits);
+    client
+        .initialize(json!({"elicitation": {}, "sampling": {}}))
+        .await;
+    client
+        .send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                     "params": {"name": "plan_trip", "arguments": {"city": "Oslo"}}}))
+        .await;
+    let ask = client.next().await;
+    assert_eq!(ask["method"], "elicitation/create", "{ask}");
+    let started = std::time::Instant::now();
+    client.input.shutdown().await.unwrap();
+    let done = client.next().await;
+    assert_eq!(done["id"], 3, "{done}");
+    assert!(
+        done.get("result").is_some() || done.get("error").is_some(),
+        "{done}"
+    );
+    let served = tokio::time::timeout(Duration::from_secs(5), client._serving)
+        .await
+        .expect("the server ends within 5 s of the end of input")
+        .unwrap();
+    assert!(served.is_ok());
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
 #[tokio::test]
 async fn a_legacy_client_without_the_capability_gets_the_same_error_meaning() {
     let mut client = Legacy::start(server(), Limits::default());
@@ -916,6 +950,40 @@ async fn notifications_cancelled_stops_a_running_call() {
     // The session goes on.
     let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
     assert_eq!(post(&url, Some(&session), ping).await.0, 200);
+}
+
+/// `notifications/cancelled` with an id is a request, not a cancellation: over HTTP and over
+/// stdio it is answered with an error and the call it names goes on to its result.
+#[tokio::test]
+async fn a_cancellation_with_an_id_is_answered_and_cancels_nothing() {
+    let s = server_counting(Finished::default());
+    let (url, addr) = http(s.clone()).await;
+    let session = open_session(&url).await;
+    let call = json!({"jsonrpc": "2.0", "id": "c1", "method": "tools/call", "params": {
+        "name": "slow", "arguments": {"ms": 200}, "_meta": {"progressToken": "p"}}});
+    let posing = json!({"jsonrpc": "2.0", "id": 8, "method": "notifications/cancelled",
+                        "params": {"requestId": "c1"}});
+    let mut stream = Stream::open(addr, &session, "POST", Some(call.clone())).await;
+    assert_eq!(stream.next().await["method"], "notifications/progress");
+    let (_, _, reply) = post(&url, Some(&session), posing.clone()).await;
+    assert_eq!(reply["id"], 8, "{reply}");
+    assert!(reply["error"]["code"].is_i64(), "{reply}");
+    let done = stream.next().await;
+    assert_eq!(
+        (&done["id"], &done["result"]["content"][0]["text"]),
+        (&json!("c1"), &json!("slow done")),
+        "{done}"
+    );
+    let mut client = Legacy::start(s, Limits::default());
+    client.initialize(json!({})).await;
+    client.send(call).await;
+    assert_eq!(client.next().await["method"], "notifications/progress");
+    client.send(posing).await;
+    let reply = client.next().await;
+    assert_eq!(reply["id"], 8, "{reply}");
+    assert!(reply["error"]["code"].is_i64(), "{reply}");
+    let done = client.next().await;
+    assert_eq!(done["result"]["content"][0]["text"], "slow done", "{done}");
 }
 
 #[tokio::test]

@@ -340,7 +340,8 @@ impl Sessions {
             }
         };
         let method = message.get("method").and_then(Value::as_str);
-        if method == Some("notifications/cancelled") {
+        // A cancellation is a notification; with an id it is a request, answered as one.
+        if method == Some("notifications/cancelled") && message.get("id").is_none() {
             entry.cancel(message.pointer("/params/requestId"));
         }
         let (Some(method), Some(id)) = (method, message.get("id")) else {

@@ -8,7 +8,7 @@ use crate::wire::{lock, Notifier};
 use oxmcp_schema::{Error, InputRequest};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::oneshot;
@@ -20,6 +20,8 @@ pub(crate) struct Outbound {
     waiting: Mutex<HashMap<String, oneshot::Sender<Result<Value, Error>>>>,
     /// How long an ask waits for the client's response.
     timeout: Duration,
+    /// Set when the session is gone: an ask made after that fails at once.
+    closed: AtomicBool,
 }
 
 impl Outbound {
@@ -29,6 +31,7 @@ impl Outbound {
             next: AtomicU64::new(1),
             waiting: Mutex::default(),
             timeout,
+            closed: AtomicBool::new(false),
         }
     }
 
@@ -42,9 +45,11 @@ impl Outbound {
         }
     }
 
-    /// Fail every waiting request: the session is gone.
+    /// Fail every waiting request, and every one made later: the session is gone, or no
+    /// answer can reach it any more.
     #[cfg(any(feature = "http", feature = "stdio"))]
     pub(crate) fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
         lock(&self.waiting).clear();
     }
 }
@@ -89,6 +94,12 @@ impl Live {
         })?;
         let (tx, rx) = oneshot::channel();
         lock(&self.outbound.waiting).insert(id.clone(), tx);
+        // Checked after the insert: a close that comes between the two clears the table, one
+        // that came before is seen here.
+        if self.outbound.closed.load(Ordering::SeqCst) {
+            lock(&self.outbound.waiting).remove(&id);
+            return Err(AskError::NoAnswer);
+        }
         let mut waiting = Waiting {
             live: self,
             id,
