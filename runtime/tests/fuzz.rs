@@ -667,6 +667,14 @@ proptest! {
                     Verb::Delete => ("DELETE", Vec::new()),
                 };
                 let shown = format!("{method} {}", String::from_utf8_lossy(&body));
+                // A request with a usable id, whose reply must carry it.
+                let asked_id = serde_json::from_slice::<Value>(&body).ok().and_then(|m| {
+                    let id = m.get("id")?.clone();
+                    (m["jsonrpc"] == "2.0"
+                        && m["method"].is_string()
+                        && (id.is_string() || id.is_i64() || id.is_u64()))
+                    .then_some(id)
+                });
                 let got = exchange(method, url, &headers, body).await?;
                 if !(200..500).contains(&got.status) {
                     return Err(format!("{claim:?} {shown}: status {}", got.status));
@@ -680,6 +688,13 @@ proptest! {
                             "{claim:?} {shown}: a reply with neither or both of result and \
                              error: {message}"
                         ));
+                    }
+                }
+                if let (Some(id), true, Some(last)) =
+                    (&asked_id, got.complete, got.messages.last())
+                {
+                    if method == "POST" && last["id"] != *id && !last["id"].is_null() {
+                        return Err(format!("{claim:?} {shown}: the reply names another id: {last}"));
                     }
                 }
                 if got.status == 200 && got.complete && got.messages.is_empty() {
