@@ -71,6 +71,16 @@ async fn slow(finished: State<Finished>, ms: u64) -> String {
     "slow done".into()
 }
 
+/// Reports progress `1..=n`, a moment apart, then says how many.
+#[mcp_tool]
+async fn counts(n: u64) -> String {
+    for i in 1..=n {
+        oxmcp::progress(i as f64, Some(n as f64), None);
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    format!("counted {n}")
+}
+
 /// Ends its stream at once, answers a little later (SSE polling).
 #[mcp_tool]
 async fn polled() -> String {
@@ -99,6 +109,7 @@ fn server_counting(finished: Finished) -> Arc<Server> {
             .tool(chatty)
             .tool(slow)
             .tool(polled)
+            .tool(counts)
             .build()
             .unwrap(),
     )
@@ -221,7 +232,7 @@ async fn a_legacy_stdio_session_serves_the_same_handler_with_real_requests() {
         list["result"].get("resultType").is_none(),
         "legacy shape: {list}"
     );
-    assert_eq!(list["result"]["tools"].as_array().map(Vec::len), Some(4));
+    assert_eq!(list["result"]["tools"].as_array().map(Vec::len), Some(5));
     client
         .send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
                      "params": {"name": "plan_trip", "arguments": {"city": "Oslo"}}}))
@@ -1097,4 +1108,77 @@ async fn the_initialize_result_names_the_version_capabilities_server_and_instruc
             "instructions": "Plan \"trips\".\nAsk first."
         }})
     );
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(32)
+    ))]
+
+    /// A call's stream lost after any number of events, again and again, each time resumed
+    /// with `Last-Event-ID` of the last event seen: across the connections every progress
+    /// notification arrives once and in order, then the result, once.
+    #[test]
+    fn a_stream_resumed_after_any_events_delivers_each_message_once_in_order(
+        n in 1u64..12,
+        cuts in proptest::collection::vec(0usize..5, 0..4),
+    ) {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let outcome: Result<(), String> = runtime.block_on(async {
+            let (url, addr) = http(server()).await;
+            let session = open_session(&url).await;
+            let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                "name": "counts", "arguments": {"n": n}, "_meta": {"progressToken": "t"}}});
+            let mut stream = Stream::open(addr, &session, "POST", Some(call)).await;
+            let (mut progress, mut results) = (Vec::new(), Vec::new());
+            let mut last: Option<String> = None;
+            let mut cuts = cuts.into_iter();
+            loop {
+                // Read this connection's share of events (all of them after the last cut).
+                let share = cuts.next();
+                let mut read = 0;
+                let ended = loop {
+                    // A connection is lost only once an event id is known (a client that
+                    // saw none has nothing to resume from).
+                    if share.is_some_and(|k| read >= k) && last.is_some() {
+                        break false;
+                    }
+                    let Some((id, data)) = stream.event().await else { break true };
+                    if id.is_some() {
+                        last = id;
+                    }
+                    if data.trim().is_empty() {
+                        continue;
+                    }
+                    read += 1;
+                    let message: Value = serde_json::from_str(&data).map_err(|e| e.to_string())?;
+                    if message["method"] == "notifications/progress" {
+                        progress.push(message["params"]["progress"].as_f64().unwrap_or(-1.0));
+                    } else {
+                        results.push(message);
+                    }
+                };
+                // The result ends the call for the client, however its stream goes on.
+                if !results.is_empty() {
+                    break;
+                }
+                if ended {
+                    return Err(format!("the stream ended without the result: {}", stream.raw));
+                }
+                // Lost; resumed after the last event seen.
+                drop(stream);
+                let last_id = last.clone().ok_or("no event id to resume from")?;
+                stream = Stream::open_with(addr, &session, "GET", None, &last_event_id(&last_id)).await;
+            }
+            let want: Vec<f64> = (1..=n).map(|i| i as f64).collect();
+            if progress != want {
+                return Err(format!("progress {progress:?}, wanted {want:?}"));
+            }
+            if results.len() != 1 || results[0]["result"]["content"][0]["text"] != format!("counted {n}") {
+                return Err(format!("results {results:?}"));
+            }
+            Ok(())
+        });
+        proptest::prop_assert!(outcome.is_ok(), "{}", outcome.unwrap_err());
+    }
 }
