@@ -83,8 +83,18 @@ impl RedisTaskStore {
         self
     }
 
-    fn key(&self, id: &str) -> String {
-        format!("{}{id}", self.prefix)
+    /// The key of task `id`, none for an id with a `:`. The runtime issues none such, and one
+    /// could name another of the store's keys (`owner:<principal>`, an owner's index): such an
+    /// id is an unknown task, never a lookup.
+    fn key(&self, id: &str) -> Option<String> {
+        (!id.contains(':')).then(|| format!("{}{id}", self.prefix))
+    }
+
+    /// [`Self::key`] of a task being stored, which the runtime named.
+    fn new_key(&self, id: &str) -> Result<String, TaskStoreError> {
+        self.key(id).ok_or_else(|| {
+            TaskStoreError::Unavailable(format!("a task id may not contain ':': {id}"))
+        })
     }
 
     async fn read(&self, key: &str) -> Result<Option<(String, TaskRecord)>, TaskStoreError> {
@@ -115,9 +125,10 @@ impl TaskStore for RedisTaskStore {
                 .saturating_add(record.ttl_ms)
                 .saturating_sub(now_ms())
                 .max(1);
+            let key = self.new_key(&record.id)?;
             let mut con = self.connection.clone();
             let set: Option<String> = redis::cmd("SET")
-                .arg(self.key(&record.id))
+                .arg(key)
                 .arg(text)
                 .arg("NX")
                 .arg("PX")
@@ -163,7 +174,7 @@ impl TaskStore for RedisTaskStore {
             let mut con = self.connection.clone();
             let outcome: i64 = self
                 .insert_within
-                .key(self.key(&record.id))
+                .key(self.new_key(&record.id)?)
                 .key(owner)
                 .arg(text)
                 .arg(ttl)
@@ -185,7 +196,12 @@ impl TaskStore for RedisTaskStore {
     }
 
     fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<TaskRecord>> {
-        Box::pin(async move { Ok(self.read(&self.key(id)).await?.map(|(_, r)| r)) })
+        Box::pin(async move {
+            let Some(key) = self.key(id) else {
+                return Ok(None);
+            };
+            Ok(self.read(&key).await?.map(|(_, r)| r))
+        })
     }
 
     fn update<'a>(
@@ -194,7 +210,9 @@ impl TaskStore for RedisTaskStore {
         change: TaskChange<'a>,
     ) -> StoreFuture<'a, Option<TaskRecord>> {
         Box::pin(async move {
-            let key = self.key(id);
+            let Some(key) = self.key(id) else {
+                return Ok(None);
+            };
             for _ in 0..MAX_ATTEMPTS {
                 let Some((text, mut record)) = self.read(&key).await? else {
                     return Ok(None);

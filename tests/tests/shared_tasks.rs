@@ -160,3 +160,30 @@ async fn a_request_state_opens_once_across_instances() {
         other => panic!("a replayed requestState opened on another instance: {other:?}"),
     }
 }
+
+/// A task id is only ever looked up as a task: ids shaped like the store's other keys (its
+/// per-owner index, `owner:<principal>`) are unknown tasks, whether that owner has tasks or
+/// not, so they neither fail the store nor tell whether someone has tasks.
+#[tokio::test]
+async fn a_task_id_shaped_like_another_store_key_is_an_unknown_task() {
+    let (redis, _redis) = redis();
+    let (_a, url) = server(&redis);
+    let client = client(&url);
+    let created = client
+        .request(
+            "tools/call",
+            json!({"name": "confirm_delete", "arguments": {"filename": "notes.txt"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(created["resultType"], "task", "{created}");
+    for id in ["owner:", "owner:nobody", "no-such-task", "*", "owner:*"] {
+        for method in ["tasks/get", "tasks/cancel", "tasks/update"] {
+            let params = json!({"taskId": id, "inputResponses": {}});
+            match client.request(method, params).await {
+                Err(ClientError::Rpc(e)) => assert_eq!(e.code, -32602, "{method} {id}: {e:?}"),
+                other => panic!("{method} {id}: {other:?}"),
+            }
+        }
+    }
+}
