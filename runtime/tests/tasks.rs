@@ -321,3 +321,72 @@ async fn one_handler_runs_through_the_round_as_an_mrtr_call_and_as_a_task() {
         ]
     );
 }
+
+/// A task store that is down, with an error that names its host.
+struct Down;
+
+impl oxmcp::tasks::TaskStore for Down {
+    fn insert(&self, _: oxmcp::tasks::TaskRecord) -> oxmcp::tasks::StoreFuture<'_, ()> {
+        Box::pin(async { Err(down()) })
+    }
+    fn get<'a>(
+        &'a self,
+        _: &'a str,
+    ) -> oxmcp::tasks::StoreFuture<'a, Option<oxmcp::tasks::TaskRecord>> {
+        Box::pin(async { Err(down()) })
+    }
+    fn update<'a>(
+        &'a self,
+        _: &'a str,
+        _: oxmcp::tasks::TaskChange<'a>,
+    ) -> oxmcp::tasks::StoreFuture<'a, Option<oxmcp::tasks::TaskRecord>> {
+        Box::pin(async { Err(down()) })
+    }
+}
+
+fn down() -> oxmcp::tasks::TaskStoreError {
+    oxmcp::tasks::TaskStoreError::Unavailable("connection refused: redis-7.internal:6379".into())
+}
+
+/// With the store down, every task request is answered with an internal error that says the
+/// store is unavailable and no more: the store's own error (here, a host name) stays in the
+/// server's log.
+#[tokio::test]
+async fn a_store_that_is_down_fails_task_requests_without_naming_its_hosts() {
+    let server = Server::builder()
+        .state(Counter::default())
+        .tool(book)
+        .tool(forever)
+        .task_store(Arc::new(Down))
+        .build()
+        .unwrap();
+    let created = send_as(
+        &server,
+        None,
+        "tools/call",
+        json!({"name": "forever", "arguments": {}}),
+    )
+    .await;
+    for (method, params) in [
+        ("tools/call", json!({"name": "forever", "arguments": {}})),
+        ("tasks/get", json!({"taskId": "0123"})),
+        ("tasks/cancel", json!({"taskId": "0123"})),
+        (
+            "tasks/update",
+            json!({"taskId": "0123", "inputResponses": {}}),
+        ),
+    ] {
+        let reply = if method == "tools/call" {
+            created.clone()
+        } else {
+            send_as(&server, None, method, params).await
+        };
+        assert_eq!(reply["error"]["code"], -32603, "{method}: {reply}");
+        let text = reply.to_string();
+        assert!(
+            text.contains("task store is unavailable"),
+            "{method}: {text}"
+        );
+        assert!(!text.contains("redis-7.internal"), "{method}: {text}");
+    }
+}

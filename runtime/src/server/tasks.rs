@@ -109,6 +109,23 @@ impl TaskEngine {
         }
     }
 
+    /// The reply to request `id` when the store failed it: counted and logged with the store's
+    /// own error; the client learns only that the store is unavailable (the error may name the
+    /// deployment's hosts, or keys).
+    fn store_failed(
+        &self,
+        id: RequestId,
+        method: &str,
+        error: &crate::tasks::TaskStoreError,
+    ) -> Reply {
+        self.store_error();
+        tracing::warn!(method, error = %error, "the task store failed a request");
+        Reply::error(
+            Some(id),
+            Error::internal("the task store is unavailable; try again later"),
+        )
+    }
+
     /// With this argument budget and per-principal quota.
     pub(crate) fn with_budget(mut self, budget: usize, per_owner: usize) -> Self {
         self.budget = budget;
@@ -283,10 +300,7 @@ impl Server {
                 .with_data(json!({"retryAfterMs": QUOTA_RETRY_MS}));
                 return Reply::error(Some(id), error);
             }
-            Err(e) => {
-                self.tasks.store_error();
-                return Reply::error(Some(id), Error::internal(e.to_string()));
-            }
+            Err(e) => return self.tasks.store_failed(id, "tools/call", &e),
         }
         let mut fields = task_fields(&record);
         fields.insert("resultType".into(), json!("task"));
@@ -329,7 +343,7 @@ impl Server {
         let store = &self.tasks.store;
         let found = match store.get(task_id).await {
             Ok(found) => found.filter(|r| r.owner == owner),
-            Err(e) => return Reply::error(Some(id), Error::internal(e.to_string())),
+            Err(e) => return self.tasks.store_failed(id, &method, &e),
         };
         let Some(mut record) = found else {
             return Reply::error(Some(id), unknown_task(task_id));
@@ -382,10 +396,7 @@ impl Server {
                             self.tasks.count("cancelled")
                         }
                         Ok(_) => {}
-                        Err(e) => {
-                            self.tasks.store_error();
-                            return Reply::error(Some(id), Error::internal(e.to_string()));
-                        }
+                        Err(e) => return self.tasks.store_failed(id, &method, &e),
                     }
                     if let Some(run) = crate::wire::lock(&self.tasks.running).remove(task_id) {
                         run.abort();
@@ -437,7 +448,7 @@ impl Server {
                 };
                 let updated = match store.update(task_id, &take).await {
                     Ok(updated) => updated,
-                    Err(e) => return Reply::error(Some(id), Error::internal(e.to_string())),
+                    Err(e) => return self.tasks.store_failed(id, &method, &e),
                 };
                 if let Some(r) = updated {
                     let resumed = r.status == TaskStatus::Working && r.run > record.run;
