@@ -410,3 +410,49 @@ async fn a_resent_round_whose_state_was_used_starts_the_call_over() {
         .unwrap_err();
     assert!(matches!(lost, ClientError::ReplyLost(_)), "{lost:?}");
 }
+
+/// A server whose event stream does not read (bytes that are not UTF-8) answered: the client
+/// reports a protocol error and does not send the request again, even when asked to resend
+/// lost replies.
+#[tokio::test]
+async fn an_event_stream_that_does_not_read_is_not_a_lost_reply() {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let posts = Arc::new(AtomicUsize::new(0));
+    let counted = posts.clone();
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let counted = counted.clone();
+            tokio::spawn(async move {
+                let (read, mut write) = tcp.into_split();
+                let mut read = BufReader::new(read);
+                let (mut line, mut length) = (String::new(), 0usize);
+                loop {
+                    line.clear();
+                    if read.read_line(&mut line).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    if line.trim().is_empty() {
+                        break;
+                    }
+                    if let Some(n) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = n.trim().parse().unwrap_or(0);
+                    }
+                }
+                let mut body = vec![0u8; length];
+                let _ = read.read_exact(&mut body).await;
+                counted.fetch_add(1, Ordering::SeqCst);
+                let mut out = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+                    connection: close\r\n\r\ndata: \xff\xfe{\n\n"
+                    .to_vec();
+                out.extend_from_slice(b"data: {}\n\n");
+                let _ = write.write_all(&out).await;
+            });
+        }
+    });
+    let client = Client::http(&url).era(Era::Stateless).resend_lost(3);
+    let failed = client.call_tool("greet", json!({})).await.unwrap_err();
+    assert!(matches!(failed, ClientError::Protocol(_)), "{failed:?}");
+    assert_eq!(posts.load(Ordering::SeqCst), 1, "sent once");
+}

@@ -98,6 +98,16 @@ impl Client {
                 while let Some(ev) = events.next().await {
                     let ev = match ev {
                         Ok(ev) => ev,
+                        // A stream that is not UTF-8 or not SSE came whole but unreadable: the
+                        // server answered, so it is not sent again as a lost reply would be.
+                        Err(
+                            e @ (eventsource_stream::EventStreamError::Utf8(_)
+                            | eventsource_stream::EventStreamError::Parser(_)),
+                        ) => {
+                            return Err(ClientError::Protocol(format!(
+                                "the event stream does not read: {e}"
+                            )))
+                        }
                         // A session's stream is resumed below; any other is lost.
                         Err(_) if session.is_some() => break,
                         Err(e) => return Err(ClientError::ReplyLost(e.to_string())),
