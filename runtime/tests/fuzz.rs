@@ -234,6 +234,15 @@ proptest! {
             prop_oneof![
                 proptest::collection::vec(any::<u8>(), 0..64),
                 message().prop_map(|m| m.to_string().into_bytes()),
+                // Short enough to be read: a sound request, modern or not.
+                (any::<i64>(), prop::sample::select(vec!["tools/list", "ping", "tools/call",
+                    "prompts/list", "server/discover", "resources/read", "tasks/get"]), any::<bool>())
+                    .prop_map(|(id, method, modern)| {
+                        let params = if modern { json!({"_meta": meta(json!({}))}) } else { json!({}) };
+                        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+                            .to_string()
+                            .into_bytes()
+                    }),
                 Just(b"\n".to_vec()),
                 Just(vec![0xff, 0xfe, b'\n']),
                 Just(vec![b'x'; 300]),
@@ -241,6 +250,16 @@ proptest! {
             0..12,
         ),
     ) {
+        // The requests that must be answered: a line that fits, is JSON-RPC 2.0 with a method
+        // and a usable id (a listen stream, ended with the input, has no reply to give).
+        let expected: Vec<Value> = chunks
+            .iter()
+            .filter(|c| c.len() < 256 && !c.contains(&b'\n'))
+            .filter_map(|c| serde_json::from_slice::<Value>(c).ok())
+            .filter(|m| m["jsonrpc"] == "2.0" && m["method"].is_string())
+            .filter(|m| m["method"] != "subscriptions/listen")
+            .filter_map(|m| m.get("id").filter(|id| id.is_string() || id.is_i64() || id.is_u64()).cloned())
+            .collect();
         let mut input: Vec<u8> = chunks.into_iter().flat_map(|mut c| { c.push(b'\n'); c }).collect();
         input.extend_from_slice(b"\n");
         let output = runtime().block_on(async {
@@ -260,12 +279,23 @@ proptest! {
             (served.is_ok(), out)
         });
         prop_assert!(output.0, "serve_io_with ends cleanly");
+        let mut replied = Vec::new();
         for line in output.1.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+            let message = serde_json::from_slice::<Value>(line);
             prop_assert!(
-                serde_json::from_slice::<Value>(line).is_ok(),
+                message.is_ok(),
                 "every output line is one JSON message: {}",
                 String::from_utf8_lossy(line)
             );
+            let message = message.unwrap_or_default();
+            if message.get("method").is_none() {
+                replied.push(message["id"].clone());
+            }
+        }
+        for id in &expected {
+            let sent = expected.iter().filter(|e| *e == id).count();
+            let n = replied.iter().filter(|r| *r == id).count();
+            prop_assert!(n == sent, "{n} replies to {id}: {}", String::from_utf8_lossy(&output.1));
         }
     }
 }
