@@ -416,7 +416,7 @@ async fn a_resent_round_whose_state_was_used_starts_the_call_over() {
 /// lost replies.
 #[tokio::test]
 async fn an_event_stream_that_does_not_read_is_not_a_lost_reply() {
-    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+    use tokio::io::AsyncWriteExt;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let posts = Arc::new(AtomicUsize::new(0));
@@ -426,22 +426,10 @@ async fn an_event_stream_that_does_not_read_is_not_a_lost_reply() {
             let counted = counted.clone();
             tokio::spawn(async move {
                 let (read, mut write) = tcp.into_split();
-                let mut read = BufReader::new(read);
-                let (mut line, mut length) = (String::new(), 0usize);
-                loop {
-                    line.clear();
-                    if read.read_line(&mut line).await.unwrap_or(0) == 0 {
-                        return;
-                    }
-                    if line.trim().is_empty() {
-                        break;
-                    }
-                    if let Some(n) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        length = n.trim().parse().unwrap_or(0);
-                    }
+                let mut read = tokio::io::BufReader::new(read);
+                if mcp_tests::support::read_request(&mut read).await.is_none() {
+                    return;
                 }
-                let mut body = vec![0u8; length];
-                let _ = read.read_exact(&mut body).await;
                 counted.fetch_add(1, Ordering::SeqCst);
                 let mut out = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
                     connection: close\r\n\r\ndata: \xff\xfe{\n\n"

@@ -898,6 +898,28 @@ fn render(answer: Answer, id: &Value) -> Option<String> {
     })
 }
 
+/// The era a client is told to speak, or none (it probes).
+fn any_era() -> impl Strategy<Value = Option<oxmcp::client::Era>> {
+    use oxmcp::client::Era;
+    prop::sample::select(vec![None, Some(Era::Stateless), Some(Era::Session)])
+}
+
+/// Whether a call of a tool by `client` (with a short time limit, three rounds at most, `era`
+/// if any, and forms answered) ends within 5 s, with a value or an error.
+async fn call_ends(client: Client, era: Option<oxmcp::client::Era>) -> bool {
+    let mut client = client
+        .timeout(Some(std::time::Duration::from_millis(100)))
+        .max_rounds(3);
+    if let Some(era) = era {
+        client = client.era(era);
+    }
+    let client = mcp_tests::support::answering_client(client);
+    let call = client.call_tool("test_simple_text", json!({"x": 1}));
+    tokio::time::timeout(std::time::Duration::from_secs(5), call)
+        .await
+        .is_ok()
+}
+
 /// Panics anywhere in the process since the hook was installed (a client's reader and writer
 /// run in tasks of their own, whose panics would not reach the test otherwise).
 fn panics() -> &'static std::sync::atomic::AtomicUsize {
@@ -925,8 +947,7 @@ proptest! {
     #[test]
     fn a_client_ends_every_call_cleanly_whatever_the_server_says(
         script in proptest::collection::vec(answer(), 1..10),
-        era in prop::sample::select(vec![None, Some(oxmcp::client::Era::Stateless),
-            Some(oxmcp::client::Era::Session)]),
+        era in any_era(),
         modern in any::<bool>(),
     ) {
         use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -959,18 +980,9 @@ proptest! {
                     }
                 }
             });
-            let mut client = Client::over_io(client_read, client_write)
-                .timeout(Some(std::time::Duration::from_millis(100)))
-                .max_rounds(3);
-            if let Some(era) = era {
-                client = client.era(era);
-            }
-            let client = mcp_tests::support::answering_client(client);
-            let call = client.call_tool("test_simple_text", json!({"x": 1}));
-            let ended = tokio::time::timeout(std::time::Duration::from_secs(5), call).await;
-            drop(client);
+            let ended = call_ends(Client::over_io(client_read, client_write), era).await;
             server.abort();
-            ended.is_ok()
+            ended
         });
         prop_assert!(ended, "the call ended within its limits");
         prop_assert_eq!(panics().load(std::sync::atomic::Ordering::SeqCst), before, "nothing panicked");
@@ -1013,7 +1025,7 @@ fn http_answer() -> impl Strategy<Value = HttpAnswer> {
 /// for `initialize`), GET gets 405, DELETE 200, notifications and responses 202, and every other
 /// request the next answer of `script` (silence once it runs out). Its endpoint URL.
 async fn scripted_http(script: Vec<HttpAnswer>, modern: bool) -> String {
-    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+    use tokio::io::AsyncWriteExt;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let script = Arc::new(std::sync::Mutex::new(std::collections::VecDeque::from(
@@ -1024,29 +1036,10 @@ async fn scripted_http(script: Vec<HttpAnswer>, modern: bool) -> String {
             let script = script.clone();
             tokio::spawn(async move {
                 let (read, mut write) = tcp.into_split();
-                let mut read = BufReader::new(read);
-                let (mut line, mut length) = (String::new(), 0usize);
-                if read.read_line(&mut line).await.unwrap_or(0) == 0 {
+                let mut read = tokio::io::BufReader::new(read);
+                let Some((method, body)) = mcp_tests::support::read_request(&mut read).await else {
                     return;
-                }
-                let method = line.split(' ').next().unwrap_or("").to_string();
-                loop {
-                    line.clear();
-                    if read.read_line(&mut line).await.unwrap_or(0) == 0 {
-                        return;
-                    }
-                    if line.trim().is_empty() {
-                        break;
-                    }
-                    let lower = line.to_ascii_lowercase();
-                    if let Some(n) = lower.strip_prefix("content-length:") {
-                        length = n.trim().parse().unwrap_or(0);
-                    }
-                }
-                let mut body = vec![0u8; length.min(1 << 20)];
-                if read.read_exact(&mut body).await.is_err() {
-                    return;
-                }
+                };
                 let head = |status: u16, kind: &str, extra: &str, len: Option<usize>| {
                     let mut h = format!("HTTP/1.1 {status} X\r\nconnection: close\r\n{extra}");
                     if !kind.is_empty() {
@@ -1146,23 +1139,13 @@ proptest! {
     #[test]
     fn an_http_client_ends_every_call_cleanly_whatever_the_server_sends(
         script in proptest::collection::vec(http_answer(), 1..6),
-        era in prop::sample::select(vec![None, Some(oxmcp::client::Era::Stateless),
-            Some(oxmcp::client::Era::Session)]),
+        era in any_era(),
         modern in any::<bool>(),
     ) {
         let before = panics().load(std::sync::atomic::Ordering::SeqCst);
         let ended = runtime().block_on(async move {
             let url = scripted_http(script, modern).await;
-            let mut client = Client::http(&url)
-                .timeout(Some(std::time::Duration::from_millis(100)))
-                .max_rounds(3);
-            if let Some(era) = era {
-                client = client.era(era);
-            }
-            let client = mcp_tests::support::answering_client(client);
-            let call = client.call_tool("test_simple_text", json!({"x": 1}));
-            let ended = tokio::time::timeout(std::time::Duration::from_secs(5), call).await;
-            ended.is_ok()
+            call_ends(Client::http(&url), era).await
         });
         prop_assert!(ended, "the call ended within its limits");
         prop_assert_eq!(panics().load(std::sync::atomic::Ordering::SeqCst), before, "nothing panicked");

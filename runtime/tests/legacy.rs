@@ -190,6 +190,21 @@ impl Legacy {
         serde_json::from_str(&line).unwrap()
     }
 
+    /// A session with `limits` that can answer forms and sampling, in which `plan_trip` to
+    /// `city` was called as request `id`; the call's first ask.
+    async fn asked(limits: Limits, id: i64, city: &str) -> (Self, Value) {
+        let mut client = Legacy::start(server(), limits);
+        client
+            .initialize(json!({"elicitation": {}, "sampling": {}}))
+            .await;
+        client
+            .send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                         "params": {"name": "plan_trip", "arguments": {"city": city}}}))
+            .await;
+        let ask = client.next().await;
+        (client, ask)
+    }
+
     async fn initialize(&mut self, capabilities: Value) -> Value {
         self.send(
             json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -266,15 +281,7 @@ async fn at_the_end_of_input_a_call_waiting_on_an_ask_ends_at_once() {
         shutdown_grace: Duration::from_secs(30),
         ..Limits::default()
     };
-    let mut client = Legacy::start(server(), limits);
-    client
-        .initialize(json!({"elicitation": {}, "sampling": {}}))
-        .await;
-    client
-        .send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                     "params": {"name": "plan_trip", "arguments": {"city": "Oslo"}}}))
-        .await;
-    let ask = client.next().await;
+    let (mut client, ask) = Legacy::asked(limits, 3, "Oslo").await;
     assert_eq!(ask["method"], "elicitation/create", "{ask}");
     let started = std::time::Instant::now();
     client.input.shutdown().await.unwrap();
@@ -315,16 +322,8 @@ async fn a_legacy_ask_that_is_refused_or_never_answered_fails_cleanly_and_the_se
         ask_timeout: Duration::from_millis(300),
         ..Limits::default()
     };
-    let mut client = Legacy::start(server(), limits);
-    client
-        .initialize(json!({"elicitation": {}, "sampling": {}}))
-        .await;
     // The client answers with an error: the tool fails as a tool error.
-    client
-        .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                     "params": {"name": "plan_trip", "arguments": {"city": "Rome"}}}))
-        .await;
-    let ask = client.next().await;
+    let (mut client, ask) = Legacy::asked(limits, 1, "Rome").await;
     client
         .send(json!({"jsonrpc": "2.0", "id": ask["id"], "error": {"code": -1, "message": "user closed the dialog"}}))
         .await;

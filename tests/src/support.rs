@@ -186,3 +186,33 @@ pub fn redis() -> (String, Option<ChildGuard>) {
     wait_for_port(port);
     (format!("redis://127.0.0.1:{port}"), Some(guard))
 }
+
+/// One HTTP/1.1 request, as a scripted server in a test reads it off its connection: the
+/// method and the body (`Content-Length` bytes, at most 1 MiB); none if the peer closed first.
+pub async fn read_request<R>(read: &mut R) -> Option<(String, Vec<u8>)>
+where
+    R: tokio::io::AsyncBufRead + Unpin,
+{
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+    let mut line = String::new();
+    if read.read_line(&mut line).await.ok()? == 0 {
+        return None;
+    }
+    let method = line.split(' ').next().unwrap_or("").to_string();
+    let mut length = 0usize;
+    loop {
+        line.clear();
+        if read.read_line(&mut line).await.ok()? == 0 {
+            return None;
+        }
+        if line.trim().is_empty() {
+            break;
+        }
+        if let Some(n) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = n.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0u8; length.min(1 << 20)];
+    read.read_exact(&mut body).await.ok()?;
+    Some((method, body))
+}

@@ -34,6 +34,19 @@ fn client(url: &str) -> Client {
     Client::http(url).with_input(caps, DeclineAll)
 }
 
+/// Make `confirm_delete` a task on `client`: the task's id.
+async fn create(client: &Client) -> String {
+    let created = client
+        .request(
+            "tools/call",
+            json!({"name": "confirm_delete", "arguments": {"filename": "notes.txt"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(created["resultType"], "task", "{created}");
+    created["taskId"].as_str().unwrap().to_string()
+}
+
 /// Poll `tasks/get` on `client` until the task is in one of `statuses`.
 async fn poll(client: &Client, task: &str, statuses: &[&str]) -> Value {
     let deadline = Instant::now() + Duration::from_secs(15);
@@ -56,15 +69,7 @@ async fn a_task_created_on_one_instance_is_polled_and_answered_on_another() {
     let (_a, url_a) = server(&redis);
     let (_b, url_b) = server(&redis);
     let (a, b) = (client(&url_a), client(&url_b));
-    let created = a
-        .request(
-            "tools/call",
-            json!({"name": "confirm_delete", "arguments": {"filename": "notes.txt"}}),
-        )
-        .await
-        .unwrap();
-    assert_eq!(created["resultType"], "task", "{created}");
-    let task = created["taskId"].as_str().unwrap().to_string();
+    let task = create(&a).await;
     let parked = poll(&b, &task, &["input_required"]).await;
     let key = parked["inputRequests"]
         .as_object()
@@ -169,14 +174,7 @@ async fn a_task_id_shaped_like_another_store_key_is_an_unknown_task() {
     let (redis, _redis) = redis();
     let (_a, url) = server(&redis);
     let client = client(&url);
-    let created = client
-        .request(
-            "tools/call",
-            json!({"name": "confirm_delete", "arguments": {"filename": "notes.txt"}}),
-        )
-        .await
-        .unwrap();
-    assert_eq!(created["resultType"], "task", "{created}");
+    create(&client).await;
     for id in ["owner:", "owner:nobody", "no-such-task", "*", "owner:*"] {
         for method in ["tasks/get", "tasks/cancel", "tasks/update"] {
             let params = json!({"taskId": id, "inputResponses": {}});
