@@ -168,6 +168,65 @@ fn answerable_id(message: &Value) -> Option<&Value> {
     (id.is_string() || id.is_i64() || id.is_u64()).then_some(id)
 }
 
+/// The id of `message` if it is a JSON-RPC 2.0 request (a method name) whose id the server must
+/// answer ([`answerable_id`]).
+fn request_id(message: &Value) -> Option<&Value> {
+    (message["jsonrpc"] == "2.0" && message["method"].is_string())
+        .then(|| answerable_id(message))
+        .flatten()
+}
+
+/// `input` written to a stdio server with `config`, then its end: whether the server ended
+/// cleanly, and everything it wrote (it must end its output within 10 s).
+fn serve_stdio(input: &[u8], config: StdioConfig) -> (bool, Vec<u8>) {
+    runtime().block_on(async {
+        let (mut client, server_end) = tokio::io::duplex(1 << 20);
+        let (read, write) = tokio::io::split(server_end);
+        let serving = tokio::spawn(serve_io_with(server(), read, write, config));
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        client.write_all(input).await.unwrap();
+        client.shutdown().await.unwrap();
+        let mut out = Vec::new();
+        tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            client.read_to_end(&mut out),
+        )
+        .await
+        .expect("the server ends its output")
+        .unwrap();
+        let served = serving.await.expect("serve_io_with does not panic");
+        (served.is_ok(), out)
+    })
+}
+
+/// Whether `output` is JSON lines carrying one reply per request of `expected` (the ids sent;
+/// an id sent twice gets two).
+fn check_replies(expected: &[Value], output: &[u8]) -> Result<(), String> {
+    let mut replied = Vec::new();
+    for line in output.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        let message: Value = serde_json::from_slice(line).map_err(|e| {
+            format!(
+                "an output line that is not one JSON message ({e}): {}",
+                String::from_utf8_lossy(line)
+            )
+        })?;
+        if message.get("method").is_none() {
+            replied.push(message["id"].clone());
+        }
+    }
+    for id in expected {
+        let sent = expected.iter().filter(|e| *e == id).count();
+        let n = replied.iter().filter(|r| *r == id).count();
+        if n != sent {
+            return Err(format!(
+                "{n} replies to {id}: {}",
+                String::from_utf8_lossy(output)
+            ));
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(cases(1024))]
 
@@ -256,47 +315,15 @@ proptest! {
             .iter()
             .filter(|c| c.len() < 256 && !c.contains(&b'\n'))
             .filter_map(|c| serde_json::from_slice::<Value>(c).ok())
-            .filter(|m| m["jsonrpc"] == "2.0" && m["method"].is_string())
             .filter(|m| m["method"] != "subscriptions/listen")
-            .filter_map(|m| m.get("id").filter(|id| id.is_string() || id.is_i64() || id.is_u64()).cloned())
+            .filter_map(|m| request_id(&m).cloned())
             .collect();
         let mut input: Vec<u8> = chunks.into_iter().flat_map(|mut c| { c.push(b'\n'); c }).collect();
         input.extend_from_slice(b"\n");
-        let output = runtime().block_on(async {
-            let (mut client, server_end) = tokio::io::duplex(1 << 20);
-            let (read, write) = tokio::io::split(server_end);
-            let config = StdioConfig { max_line: 256, ..Default::default() };
-            let serving = tokio::spawn(serve_io_with(server(), read, write, config));
-            use tokio::io::{AsyncReadExt, AsyncWriteExt};
-            client.write_all(&input).await.unwrap();
-            client.shutdown().await.unwrap();
-            let mut out = Vec::new();
-            tokio::time::timeout(std::time::Duration::from_secs(10), client.read_to_end(&mut out))
-                .await
-                .expect("the server ends its output")
-                .unwrap();
-            let served = serving.await.expect("serve_io_with does not panic");
-            (served.is_ok(), out)
-        });
-        prop_assert!(output.0, "serve_io_with ends cleanly");
-        let mut replied = Vec::new();
-        for line in output.1.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
-            let message = serde_json::from_slice::<Value>(line);
-            prop_assert!(
-                message.is_ok(),
-                "every output line is one JSON message: {}",
-                String::from_utf8_lossy(line)
-            );
-            let message = message.unwrap_or_default();
-            if message.get("method").is_none() {
-                replied.push(message["id"].clone());
-            }
-        }
-        for id in &expected {
-            let sent = expected.iter().filter(|e| *e == id).count();
-            let n = replied.iter().filter(|r| *r == id).count();
-            prop_assert!(n == sent, "{n} replies to {id}: {}", String::from_utf8_lossy(&output.1));
-        }
+        let (ended, output) = serve_stdio(&input, StdioConfig { max_line: 256, ..Default::default() });
+        prop_assert!(ended, "serve_io_with ends cleanly");
+        let replies = check_replies(&expected, &output);
+        prop_assert!(replies.is_ok(), "{}", replies.unwrap_err());
     }
 }
 
@@ -321,50 +348,18 @@ proptest! {
         for body in &bodies {
             let mut line = body.clone();
             line.retain(|b| *b != b'\n');
-            if let Ok(Value::Object(m)) = serde_json::from_slice::<Value>(&line) {
-                let id = m.get("id").filter(|id| id.is_string() || id.is_i64() || id.is_u64());
-                if let (Some(id), Some(Value::String(_))) = (id, m.get("method")) {
-                    if m.get("jsonrpc") == Some(&json!("2.0")) {
-                        expected.push(id.clone());
-                    }
-                }
+            if let Some(id) = serde_json::from_slice::<Value>(&line).ok().as_ref().and_then(request_id) {
+                expected.push(id.clone());
             }
             input.extend_from_slice(&line);
             input.push(b'\n');
         }
         let started = std::time::Instant::now();
-        let output = runtime().block_on(async {
-            let (mut client, server_end) = tokio::io::duplex(1 << 20);
-            let (read, write) = tokio::io::split(server_end);
-            let serving = tokio::spawn(serve_io_with(server(), read, write, StdioConfig::default()));
-            use tokio::io::{AsyncReadExt, AsyncWriteExt};
-            client.write_all(&input).await.unwrap();
-            client.shutdown().await.unwrap();
-            let mut out = Vec::new();
-            tokio::time::timeout(std::time::Duration::from_secs(10), client.read_to_end(&mut out))
-                .await
-                .expect("the server ends its output")
-                .unwrap();
-            let served = serving.await.expect("serve_io_with does not panic");
-            (served.is_ok(), out)
-        });
-        prop_assert!(output.0, "serve_io_with ends cleanly");
+        let (ended, output) = serve_stdio(&input, StdioConfig::default());
+        prop_assert!(ended, "serve_io_with ends cleanly");
         prop_assert!(started.elapsed() < std::time::Duration::from_secs(3), "ended after {:?}", started.elapsed());
-        let mut replied: Vec<Value> = Vec::new();
-        for line in output.1.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
-            let message: Value = serde_json::from_slice(line).map_err(|e| {
-                TestCaseError::fail(format!("not JSON ({e}): {}", String::from_utf8_lossy(line)))
-            })?;
-            if message.get("method").is_none() {
-                replied.push(message["id"].clone());
-            }
-        }
-        // One reply per request, an id sent twice getting two.
-        for id in &expected {
-            let sent = expected.iter().filter(|e| *e == id).count();
-            let n = replied.iter().filter(|r| *r == id).count();
-            prop_assert!(n == sent, "{n} replies to {id}: {}", String::from_utf8_lossy(&output.1));
-        }
+        let replies = check_replies(&expected, &output);
+        prop_assert!(replies.is_ok(), "{}", replies.unwrap_err());
     }
 }
 
@@ -399,13 +394,15 @@ fn http_url() -> &'static str {
     })
 }
 
-/// What one HTTP exchange gave: the status, the content type, and the JSON messages of the
-/// body (one for a JSON body, one per `data:` event of a stream). `complete` is false when a
-/// stream was still open at the deadline and the client dropped it, as a client may.
+/// What one HTTP exchange gave: the status, the content type, the session id it set, and the
+/// JSON messages of the body (one for a JSON body, one per `data:` event of a stream).
+/// `complete` is false when a stream was still open at the deadline and the client dropped it,
+/// as a client may.
 #[derive(Debug)]
 struct Exchange {
     status: u16,
     content_type: String,
+    session: Option<String>,
     messages: Vec<Value>,
     complete: bool,
 }
@@ -440,6 +437,11 @@ async fn exchange(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_string();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     let streaming = content_type.starts_with("text/event-stream");
     // A stream may wait on an ask nobody answers; anything else ends at once.
     let deadline = Duration::from_millis(if streaming { 200 } else { 5000 });
@@ -486,6 +488,7 @@ async fn exchange(
     Ok(Exchange {
         status,
         content_type,
+        session,
         messages,
         complete,
     })
@@ -611,32 +614,19 @@ fn claimed(claim: Claim, session: &str) -> Vec<(&'static str, String)> {
 
 /// Open a 2025 session over HTTP: its id.
 async fn open_http_session(url: &str) -> Result<String, String> {
-    let headers = claimed(Claim::NoSession, "");
     let hello = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}, "sampling": {},
         "roots": {}}, "clientInfo": {"name": "fuzz", "version": "1"}}});
-    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-        .build_http();
-    let mut request = hyper::Request::post(url);
-    for (name, value) in &headers {
-        request = request.header(*name, value.as_str());
-    }
-    let response = client
-        .request(
-            request
-                .body(http_body_util::Full::new(hyper::body::Bytes::from(
-                    hello.to_string(),
-                )))
-                .unwrap(),
-        )
-        .await
-        .map_err(|e| e.to_string())?;
-    let session = response
-        .headers()
-        .get("mcp-session-id")
-        .and_then(|v| v.to_str().ok())
-        .ok_or_else(|| format!("initialize gave no session: {}", response.status()))?
-        .to_string();
+    let opened = exchange(
+        "POST",
+        url,
+        &claimed(Claim::NoSession, ""),
+        hello.to_string().into_bytes(),
+    )
+    .await?;
+    let session = opened
+        .session
+        .ok_or_else(|| format!("initialize gave no session: {}", opened.status))?;
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     let done = exchange(
         "POST",
@@ -725,13 +715,9 @@ proptest! {
                 };
                 let shown = format!("{method} {}", String::from_utf8_lossy(&body));
                 // A request with a usable id, whose reply must carry it.
-                let asked_id = serde_json::from_slice::<Value>(&body).ok().and_then(|m| {
-                    let id = m.get("id")?.clone();
-                    (m["jsonrpc"] == "2.0"
-                        && m["method"].is_string()
-                        && (id.is_string() || id.is_i64() || id.is_u64()))
-                    .then_some(id)
-                });
+                let asked_id = serde_json::from_slice::<Value>(&body)
+                    .ok()
+                    .and_then(|m| request_id(&m).cloned());
                 let got = exchange(method, url, &headers, body).await?;
                 if !(200..500).contains(&got.status) {
                     return Err(format!("{claim:?} {shown}: status {}", got.status));
@@ -923,17 +909,16 @@ async fn call_ends(client: Client, era: Option<oxmcp::client::Era>) -> bool {
 /// Panics anywhere in the process since the hook was installed (a client's reader and writer
 /// run in tasks of their own, whose panics would not reach the test otherwise).
 fn panics() -> &'static std::sync::atomic::AtomicUsize {
-    static COUNT: OnceLock<&'static std::sync::atomic::AtomicUsize> = OnceLock::new();
-    COUNT.get_or_init(|| {
-        let count: &'static std::sync::atomic::AtomicUsize =
-            Box::leak(Box::new(std::sync::atomic::AtomicUsize::new(0)));
+    static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            COUNT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             previous(info);
         }));
-        count
-    })
+    });
+    &COUNT
 }
 
 proptest! {
