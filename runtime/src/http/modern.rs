@@ -160,19 +160,22 @@ fn check_request(server: &Server, headers: &HeaderMap, incoming: &Incoming) -> R
         // Neither carries `_meta` to check the header against, but a version no era has is
         // still refused (400), as the transport requires of every POST.
         Incoming::Notification(_) | Incoming::Response => {
-            return match header_str(headers, "mcp-protocol-version") {
-                Some(v) if !crate::SUPPORTED_VERSIONS.contains(&v) => {
-                    let mut supported = crate::SUPPORTED_VERSIONS.to_vec();
-                    if server.serves_legacy() {
-                        supported.extend_from_slice(crate::LEGACY_VERSIONS);
-                    }
-                    Err(Reply::error(
-                        None,
-                        Error::unsupported_protocol_version(v, &supported),
-                    ))
-                }
-                _ => Ok(()),
+            let Some(v) = header_str(headers, "mcp-protocol-version") else {
+                return Ok(());
             };
+            let legacy: &[&str] = if server.serves_legacy() {
+                crate::LEGACY_VERSIONS
+            } else {
+                &[]
+            };
+            if crate::SUPPORTED_VERSIONS.contains(&v) || legacy.contains(&v) {
+                return Ok(());
+            }
+            let supported = [crate::SUPPORTED_VERSIONS, legacy].concat();
+            return Err(Reply::error(
+                None,
+                Error::unsupported_protocol_version(v, &supported),
+            ));
         }
     };
     checked.map_err(|why| Reply::error(id.cloned(), Error::header_mismatch(why)))
