@@ -296,7 +296,7 @@ async fn the_project_client_completes_the_flows_on_every_server() {
         };
         let client = client.with_input(
             caps,
-            |_key: &str, req: InputRequest| -> oxmcp::BoxFuture<Result<Value, ClientError>> {
+            |key: &str, req: InputRequest| -> oxmcp::BoxFuture<Result<Value, ClientError>> {
                 let answer = match &req {
                     InputRequest::ElicitRequest(e) => {
                         let params = serde_json::to_value(&e.params).unwrap_or_default();
@@ -306,7 +306,7 @@ async fn the_project_client_completes_the_flows_on_every_server() {
                             .unwrap_or_default();
                         let content: serde_json::Map<String, Value> = fields
                             .keys()
-                            .map(|f| (f.clone(), json!(if f == "color" { "blue" } else { "Ada" })))
+                            .map(|f| (f.clone(), json!(generator::field_answer(f, key))))
                             .collect();
                         Ok(json!({"action": "accept", "content": content}))
                     }

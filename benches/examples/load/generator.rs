@@ -125,7 +125,7 @@ pub fn client() -> HttpClient {
 /// What a user types into `field` of the form asked under `key`: `name` is Ada, `color` is
 /// blue, anything else is the request's key (so multi-round tools show they carried every
 /// answer).
-fn field_answer<'a>(field: &str, key: &'a str) -> &'a str {
+pub fn field_answer<'a>(field: &str, key: &'a str) -> &'a str {
     match field {
         "name" => "Ada",
         "color" => "blue",
