@@ -246,7 +246,12 @@ fn typify_types(schema: &Value, name: &str) -> std::result::Result<TokenStream, 
     });
     std::panic::set_hook(hook);
     match generated {
-        Ok(Ok(tokens)) => Ok(tokens),
+        Ok(Ok(tokens)) => match declared_twice(&tokens) {
+            None => Ok(tokens),
+            Some(what) => Err(format!(
+                "typify cannot take this schema ({what} is declared twice: two names in the schema become one in Rust)"
+            )),
+        },
         Ok(Err(e)) => Err(format!("typify: {e}")),
         Err(payload) => {
             let message = payload
@@ -261,6 +266,41 @@ fn typify_types(schema: &Value, name: &str) -> std::result::Result<TokenStream, 
             Err(format!("typify cannot take this schema ({message})"))
         }
     }
+}
+
+/// The first type, field or variant `tokens` declares twice in one scope, if any. typify maps
+/// distinct JSON names to one Rust name in some cases (`a-b` and `a"b` both become `a_b`), and
+/// the module would not compile.
+fn declared_twice(tokens: &TokenStream) -> Option<String> {
+    let Ok(file) = syn::parse2::<syn::File>(tokens.clone()) else {
+        return Some("code that does not parse".to_string());
+    };
+    let mut types = std::collections::BTreeSet::new();
+    for item in &file.items {
+        let (ident, members): (_, Vec<String>) = match item {
+            syn::Item::Struct(s) => (
+                &s.ident,
+                s.fields
+                    .iter()
+                    .filter_map(|f| f.ident.as_ref().map(|i| i.to_string()))
+                    .collect(),
+            ),
+            syn::Item::Enum(e) => (
+                &e.ident,
+                e.variants.iter().map(|v| v.ident.to_string()).collect(),
+            ),
+            syn::Item::Type(t) => (&t.ident, Vec::new()),
+            _ => continue,
+        };
+        if !types.insert(ident.to_string()) {
+            return Some(format!("`{ident}`"));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        if let Some(twice) = members.into_iter().find(|m| !seen.insert(m.clone())) {
+            return Some(format!("`{ident}::{twice}`"));
+        }
+    }
+    None
 }
 
 fn tool_code(name: &str, method: &str, tool: &Value) -> ToolCode {

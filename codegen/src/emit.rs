@@ -643,7 +643,7 @@ fn emit_union(
         // what was read plus the rest of the input, unbuffered.
         Some((prop, by_tag)) => quote! {
             impl<'de> ::serde::Deserialize<'de> for #name {
-                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                fn deserialize<__D: ::serde::Deserializer<'de>>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> {
                     __private::deserialize_streamed(deserializer)
                 }
             }
@@ -657,21 +657,21 @@ fn emit_union(
                 fn from_buffer(content: __private::Content<'_>) -> ::core::result::Result<Self, ::serde_json::Error> {
                     Self::from_content(content)
                 }
-                fn build<'de, A: ::serde::de::MapAccess<'de>>(which: usize, rest: __private::Prefixed<'de, A>) -> ::core::result::Result<Self, A::Error> {
+                fn build<'de, __A: ::serde::de::MapAccess<'de>>(which: usize, rest: __private::Prefixed<'de, __A>) -> ::core::result::Result<Self, __A::Error> {
                     match which {
                         #(#stream_arms)*
-                        _ => ::core::result::Result::Err(<A::Error as ::serde::de::Error>::custom("no member chosen")),
+                        _ => ::core::result::Result::Err(<__A::Error as ::serde::de::Error>::custom("no member chosen")),
                     }
                 }
             }
         },
         None => quote! {
             impl<'de> ::serde::Deserialize<'de> for #name {
-                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                fn deserialize<__D: ::serde::Deserializer<'de>>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> {
                     // Buffer the input (borrowing strings where it can), choose the member from the
                     // buffer, then build only that member from it.
                     let content = <__private::Content<'de> as ::serde::Deserialize>::deserialize(deserializer)?;
-                    Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+                    Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
                 }
             }
         },
@@ -705,6 +705,8 @@ fn emit_union(
             fn from_content(content: __private::Content<'_>) -> ::core::result::Result<Self, ::serde_json::Error> {
                 let (which, label): (usize, &'static str) = match &content {
                     #(#kind_arms)*
+                    // Unreachable when a member takes any JSON value.
+                    #[allow(unreachable_patterns)]
                     other => return ::core::result::Result::Err(__private::error(&::std::format!(
                         "invalid {} for {}, {}", __private::kind(other), #union_name, #expected
                     ))),

@@ -2,10 +2,11 @@
 
 use crate::error::{Error, Result};
 use crate::model::{Field, Kind, Model, Rules, Shape, Ty, TypeDef, Variant};
-use crate::naming::{field_name, pascal, type_name};
+use crate::naming::{field_name, pascal, type_name, RESERVED_TYPES};
 use crate::rules::rules_of;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Lowering settings.
@@ -40,6 +41,7 @@ pub fn lower(schema: &Value, settings: &LowerSettings) -> Result<Model> {
         types: Vec::new(),
         names: HashMap::new(),
         shared_enums: BTreeSet::new(),
+        depth: Cell::new(0),
     };
     let mut seen = BTreeMap::new();
     count_enums(&Value::Object(defs.clone()), &mut seen);
@@ -48,15 +50,69 @@ pub fn lower(schema: &Value, settings: &LowerSettings) -> Result<Model> {
         .filter(|(_, n)| *n > 1)
         .map(|(k, _)| k)
         .collect();
+    for reserved in RESERVED_TYPES {
+        lw.names.insert(reserved.to_string(), NameUse::Def);
+    }
+    let mut named = BTreeMap::new();
     for name in defs.keys() {
-        lw.names.insert(type_name(name), NameUse::Def);
+        let rust = type_name(name);
+        if let Some(other) = named.insert(rust.clone(), name) {
+            return Err(Error::msg(format!(
+                "definitions `{other}` and `{name}` both become the Rust type `{rust}`"
+            )));
+        }
+        lw.names.insert(rust, NameUse::Def);
     }
     for (name, def) in defs {
         lw.lower_def(name, def)?;
     }
-    let mut model = Model { types: lw.types };
+    let model = Model { types: lw.types };
+    alias_cycle(&model)?;
+    let mut model = model;
     mark_boxes(&mut model);
     Ok(model)
+}
+
+/// The named types `ty` mentions, at any depth (`Vec<A>` mentions `A`).
+fn mentions<'t>(ty: &'t Ty, out: &mut Vec<&'t str>) {
+    match ty {
+        Ty::Named(n) => out.push(n),
+        Ty::Vec(inner) | Ty::Map(inner) => mentions(inner, out),
+        _ => {}
+    }
+}
+
+/// Refuses type aliases that mention themselves through aliases alone (`A` is a union of
+/// itself alone, or `A = Vec<B>` and `B = A`): Rust has no recursive type aliases, and no
+/// value of such a type could be written down.
+fn alias_cycle(model: &Model) -> Result<()> {
+    let aliases: HashMap<&str, Vec<&str>> = model
+        .types
+        .iter()
+        .filter_map(|t| match &t.kind {
+            Kind::Alias(ty) => {
+                let mut out = Vec::new();
+                mentions(ty, &mut out);
+                Some((t.name.as_str(), out))
+            }
+            _ => None,
+        })
+        .collect();
+    for start in aliases.keys() {
+        let mut stack: Vec<&str> = aliases[start].clone();
+        let mut seen = BTreeSet::new();
+        while let Some(name) = stack.pop() {
+            if name == *start {
+                return Err(Error::msg(format!(
+                    "`{start}` is an alias of itself (through aliases alone); no value has this type"
+                )));
+            }
+            if seen.insert(name) {
+                stack.extend(aliases.get(name).into_iter().flatten());
+            }
+        }
+    }
+    Ok(())
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -82,7 +138,13 @@ struct Lowerer<'a> {
     /// (property, values) of inline string enums that occur under more than one parent; these
     /// are named after the property alone (`CacheScope`), the others after parent and property.
     shared_enums: BTreeSet<(String, Vec<String>)>,
+    /// How many `allOf` merges and union members deep the lowering is (see [`Lowerer::deeper`]).
+    depth: Cell<usize>,
 }
+
+/// How deep `allOf` merges and unions of unions may nest; the published schemas nest two or
+/// three deep, and a schema that contains itself never bottoms out.
+const MAX_DEPTH: usize = 64;
 
 fn count_enums(v: &Value, seen: &mut BTreeMap<(String, Vec<String>), usize>) {
     match v {
@@ -115,6 +177,22 @@ fn string_enum(s: &Value) -> Option<Vec<String>> {
         .collect()
 }
 
+/// Refuses a schema no value satisfies: an empty `enum`, `anyOf` or `oneOf` (an empty Rust enum
+/// could be neither built nor matched on by the generated code).
+fn satisfiable(s: &Value, at: &str) -> Result<()> {
+    for keyword in ["enum", "anyOf", "oneOf"] {
+        if s.get(keyword)
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty)
+        {
+            return Err(Error::msg(format!(
+                "`{keyword}` at {at} is empty: no value satisfies it"
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn const_str(s: &Value) -> Option<&str> {
     s.get("const").and_then(Value::as_str)
 }
@@ -134,6 +212,33 @@ fn union_members(s: &Value) -> Option<&Vec<Value>> {
 }
 
 impl<'a> Lowerer<'a> {
+    /// Goes one level deeper into `allOf` merges, unions and inline types, refusing a schema
+    /// that never bottoms out (a union or `allOf` that contains itself) with an error instead
+    /// of recursing until the stack runs out. Each `enter` that succeeds is paired with a
+    /// [`Lowerer::leave`].
+    fn enter(&self, at: &str) -> Result<()> {
+        let depth = self.depth.get();
+        if depth >= MAX_DEPTH {
+            return Err(Error::msg(format!(
+                "$ref cycle at {at}: a union or allOf that contains itself"
+            )));
+        }
+        self.depth.set(depth + 1);
+        Ok(())
+    }
+
+    fn leave(&self) {
+        self.depth.set(self.depth.get() - 1);
+    }
+
+    /// `f`, one level deeper (see [`Lowerer::enter`]).
+    fn deeper<T>(&self, at: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        self.enter(at)?;
+        let out = f();
+        self.leave();
+        out
+    }
+
     fn ref_name(&self, r: &str, at: &str) -> Result<String> {
         match r.strip_prefix(&self.prefix) {
             Some(name) if self.defs.contains_key(name) => Ok(name.to_string()),
@@ -153,7 +258,9 @@ impl<'a> Lowerer<'a> {
                 let name = self.ref_name(r, at)?;
                 cur = &defs[&name];
             } else if let Some(all) = cur.get("allOf").and_then(Value::as_array) {
-                return Ok(Cow::Owned(self.merge_all_of(cur, all, at)?));
+                return Ok(Cow::Owned(
+                    self.deeper(at, || self.merge_all_of(cur, all, at))?,
+                ));
             } else {
                 return Ok(Cow::Borrowed(cur));
             }
@@ -248,6 +355,7 @@ impl<'a> Lowerer<'a> {
 
     /// The representation of a named type whose schema is `s`.
     fn kind_of(&mut self, s: &Value, name: &str, at: &str) -> Result<Kind> {
+        satisfiable(s, at)?;
         if !s.is_object() {
             if s == &Value::Bool(true) {
                 return Ok(Kind::Alias(Ty::Any));
@@ -339,6 +447,15 @@ impl<'a> Lowerer<'a> {
 
     /// The type of a property (or array item, or map value) `field` of `parent`.
     fn ty_of(&mut self, s: &Value, parent: &str, field: &str, at: &str) -> Result<Ty> {
+        self.enter(at)?;
+        let ty = self.ty_of_here(s, parent, field, at);
+        self.leave();
+        ty
+    }
+
+    /// [`Lowerer::ty_of`] at the current depth.
+    fn ty_of_here(&mut self, s: &Value, parent: &str, field: &str, at: &str) -> Result<Ty> {
+        satisfiable(s, at)?;
         let obj = match s {
             Value::Bool(true) => return Ok(Ty::Any),
             Value::Object(o) => o,
@@ -523,7 +640,7 @@ impl<'a> Lowerer<'a> {
         let mut shape = Shape::default();
         if let Some(members) = union_members(s) {
             for sub in members {
-                let inner = self.shape(sub, at)?;
+                let inner = self.deeper(at, || self.shape(sub, at))?;
                 if inner.kinds.is_empty() {
                     return Ok(Shape::default());
                 }

@@ -80,8 +80,45 @@ pub fn pascal(name: &str) -> String {
     out
 }
 
-/// A type name that is a valid Rust identifier, keeping a schema name as it is where possible.
+/// Type names a schema type cannot take: what the generated module declares besides the
+/// schema's types, the generic parameters and local types of the code generated beside them,
+/// `Self`, and Rust's primitive types, which a type of the same name would shadow in the
+/// generated code.
+pub const RESERVED_TYPES: &[&str] = &[
+    "__private",
+    "Validate",
+    "ValidationError",
+    "ValidationPath",
+    "__A",
+    "__D",
+    "__S",
+    "__Visitor",
+    "Self",
+    "bool",
+    "char",
+    "str",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "f32",
+    "f64",
+];
+
+/// A type name that is a valid Rust identifier, keeping a schema name as it is where possible
+/// (a reserved one gets a trailing `_`).
 pub fn type_name(schema_name: &str) -> String {
+    if RESERVED_TYPES.contains(&schema_name) {
+        return format!("{schema_name}_");
+    }
     if !schema_name.is_empty()
         && schema_name
             .chars()
@@ -120,5 +157,8 @@ mod tests {
         assert_eq!(pascal("ref/resource"), "RefResource");
         assert_eq!(pascal("date-time"), "DateTime");
         assert_eq!(type_name("JSONRPCRequest"), "JSONRPCRequest");
+        assert_eq!(type_name("Self"), "Self_");
+        assert_eq!(type_name("__private"), "__private_");
+        assert_eq!(type_name("i64"), "i64_");
     }
 }

@@ -6,7 +6,7 @@
 macro_rules! object {
     ($name:ident $([$($trule:tt)*])? { $($kind:ident $field:ident = $json:literal $([$($rule:tt)*])?,)* } $($extra:ident)?) => {
         impl ::serde::Serialize for $name {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+            fn serialize<__S: ::serde::Serializer>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
                 let len = 0 $(+ __private::count!($kind self.$field))* $(+ self.$extra.len())?;
                 let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
                 $(__private::put!($kind map $json self.$field);)*
@@ -17,15 +17,15 @@ macro_rules! object {
             }
         }
         impl<'de> ::serde::Deserialize<'de> for $name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
-                struct Visitor;
-                impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            fn deserialize<__D: ::serde::Deserializer<'de>>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> {
+                struct __Visitor;
+                impl<'de> ::serde::de::Visitor<'de> for __Visitor {
                     type Value = $name;
                     fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                         f.write_str(::core::concat!("struct ", ::core::stringify!($name)))
                     }
                     #[allow(unused_mut)]
-                    fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::core::result::Result<$name, A::Error> {
+                    fn visit_map<__A: ::serde::de::MapAccess<'de>>(self, mut map: __A) -> ::core::result::Result<$name, __A::Error> {
                         $(let mut $field = ::core::option::Option::None;)*
                         $(let mut $extra = ::core::default::Default::default();)?
                         while let ::core::option::Option::Some(key) = map.next_key::<__private::Key<'de>>()? {
@@ -40,7 +40,7 @@ macro_rules! object {
                         })
                     }
                 }
-                deserializer.deserialize_map(Visitor)
+                deserializer.deserialize_map(__Visitor)
             }
         }
         __private::validate_object!($name [$($($trule)*)?] { $($kind $field $json [$($($rule)*)?])* } $($extra)?);
@@ -71,7 +71,7 @@ pub(crate) use put;
 /// A field's value once the map is read: required fields must have been seen.
 macro_rules! take {
     (req $field:ident $json:literal) => {
-        $field.ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field($json))?
+        $field.ok_or_else(|| <__A::Error as ::serde::de::Error>::missing_field($json))?
     };
     (opt $field:ident $json:literal) => { $field };
 }
@@ -83,7 +83,7 @@ macro_rules! unknown {
         __private::put_extra(&mut $extra, $key, &mut $map)?
     };
     ($key:ident $map:ident [$($json:literal),*]) => {
-        return ::core::result::Result::Err(<A::Error as ::serde::de::Error>::unknown_field($key.as_str(), &[$($json),*]))
+        return ::core::result::Result::Err(<__A::Error as ::serde::de::Error>::unknown_field($key.as_str(), &[$($json),*]))
     };
 }
 pub(crate) use unknown;
@@ -93,7 +93,7 @@ pub(crate) use unknown;
 macro_rules! union {
     ($name:ident { $($variant:ident $([$how:ident $from:ty])?,)* }) => {
         impl ::serde::Serialize for $name {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+            fn serialize<__S: ::serde::Serializer>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
                 match self {
                     $(Self::$variant(value) => ::serde::Serialize::serialize(value, serializer),)*
                 }
@@ -132,12 +132,12 @@ macro_rules! constant {
             pub const VALUE: &'static str = $value;
         }
         impl ::serde::Serialize for $name {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+            fn serialize<__S: ::serde::Serializer>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
                 serializer.serialize_str(Self::VALUE)
             }
         }
         impl<'de> ::serde::Deserialize<'de> for $name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+            fn deserialize<__D: ::serde::Deserializer<'de>>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> {
                 __private::expect_const(deserializer, Self::VALUE).map(|()| $name)
             }
         }
@@ -181,12 +181,12 @@ macro_rules! string_enum {
             }
         }
         impl ::serde::Serialize for $name {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+            fn serialize<__S: ::serde::Serializer>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
                 serializer.serialize_str(self.as_str())
             }
         }
         impl<'de> ::serde::Deserialize<'de> for $name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+            fn deserialize<__D: ::serde::Deserializer<'de>>(deserializer: __D) -> ::core::result::Result<Self, __D::Error> {
                 <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
             }
         }

@@ -174,6 +174,7 @@ impl CallToolResultContentItem {
                     _ => (3usize, "Unknown"),
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -227,13 +228,13 @@ impl CallToolResultContentItem {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for CallToolResultContentItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(CallToolResultContentItem {
@@ -451,6 +452,7 @@ impl ClientNotification {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -504,9 +506,9 @@ impl ClientNotification {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ClientNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -541,10 +543,10 @@ impl __private::Streamed for ClientNotification {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(rest).map(Self::CancelledNotification)
@@ -562,7 +564,7 @@ impl __private::Streamed for ClientNotification {
             }
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -705,6 +707,7 @@ impl ClientRequest {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -839,9 +842,9 @@ impl ClientRequest {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ClientRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -900,10 +903,10 @@ impl __private::Streamed for ClientRequest {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(rest).map(Self::InitializeRequest)
@@ -933,7 +936,7 @@ impl __private::Streamed for ClientRequest {
             12usize => ::serde::Deserialize::deserialize(rest).map(Self::CompleteRequest),
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -1006,6 +1009,7 @@ impl ClientResult {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -1050,13 +1054,13 @@ impl ClientResult {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ClientResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ClientResult {
@@ -1155,6 +1159,7 @@ impl CompleteRequestParamsRef {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -1190,13 +1195,13 @@ impl CompleteRequestParamsRef {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(CompleteRequestParamsRef {
@@ -1439,6 +1444,7 @@ impl CreateMessageResultContent {
                     _ => (2usize, "Unknown"),
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -1483,13 +1489,13 @@ impl CreateMessageResultContent {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(CreateMessageResultContent {
@@ -1605,6 +1611,7 @@ impl EmbeddedResourceResource {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -1640,13 +1647,13 @@ impl EmbeddedResourceResource {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(EmbeddedResourceResource {
@@ -2096,6 +2103,7 @@ impl JSONRPCMessage {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -2149,13 +2157,13 @@ impl JSONRPCMessage {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(JSONRPCMessage {
@@ -2888,6 +2896,7 @@ impl ProgressToken {
             __private::Content::U64(_) | __private::Content::I64(_) => {
                 (1usize, "Integer")
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -2923,13 +2932,13 @@ impl ProgressToken {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ProgressToken {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ProgressToken {
@@ -3083,6 +3092,7 @@ impl PromptMessageContent {
                     _ => (3usize, "Unknown"),
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -3136,13 +3146,13 @@ impl PromptMessageContent {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for PromptMessageContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(PromptMessageContent {
@@ -3298,6 +3308,7 @@ impl ReadResourceResultContentsItem {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -3333,13 +3344,13 @@ impl ReadResourceResultContentsItem {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ReadResourceResultContentsItem {
@@ -3441,6 +3452,7 @@ impl RequestId {
             __private::Content::U64(_) | __private::Content::I64(_) => {
                 (1usize, "Integer")
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -3476,13 +3488,13 @@ impl RequestId {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for RequestId {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(RequestId {
@@ -3889,6 +3901,7 @@ impl SamplingMessageContent {
                     _ => (2usize, "Unknown"),
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -3933,13 +3946,13 @@ impl SamplingMessageContent {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(SamplingMessageContent {
@@ -4143,6 +4156,7 @@ impl ServerNotification {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -4223,9 +4237,9 @@ impl ServerNotification {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ServerNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -4275,10 +4289,10 @@ impl __private::Streamed for ServerNotification {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(rest).map(Self::CancelledNotification)
@@ -4308,7 +4322,7 @@ impl __private::Streamed for ServerNotification {
             }
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -4388,6 +4402,7 @@ impl ServerRequest {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -4432,9 +4447,9 @@ impl ServerRequest {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ServerRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -4463,10 +4478,10 @@ impl __private::Streamed for ServerRequest {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => ::serde::Deserialize::deserialize(rest).map(Self::PingRequest),
             1usize => {
@@ -4475,7 +4490,7 @@ impl __private::Streamed for ServerRequest {
             2usize => ::serde::Deserialize::deserialize(rest).map(Self::ListRootsRequest),
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -4589,6 +4604,7 @@ impl ServerResult {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -4696,13 +4712,13 @@ impl ServerResult {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ServerResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ServerResult {

@@ -438,6 +438,7 @@ impl ClientNotification {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -491,9 +492,9 @@ impl ClientNotification {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ClientNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -528,10 +529,10 @@ impl __private::Streamed for ClientNotification {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(rest).map(Self::CancelledNotification)
@@ -549,7 +550,7 @@ impl __private::Streamed for ClientNotification {
             }
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -692,6 +693,7 @@ impl ClientRequest {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -826,9 +828,9 @@ impl ClientRequest {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ClientRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -887,10 +889,10 @@ impl __private::Streamed for ClientRequest {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(rest).map(Self::InitializeRequest)
@@ -920,7 +922,7 @@ impl __private::Streamed for ClientRequest {
             12usize => ::serde::Deserialize::deserialize(rest).map(Self::CompleteRequest),
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -999,6 +1001,7 @@ impl ClientResult {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -1052,13 +1055,13 @@ impl ClientResult {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ClientResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ClientResult {
@@ -1171,6 +1174,7 @@ impl CompleteRequestParamsRef {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -1206,13 +1210,13 @@ impl CompleteRequestParamsRef {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(CompleteRequestParamsRef {
@@ -1376,6 +1380,7 @@ impl ContentBlock {
                     _ => (5usize, "Unknown"),
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -1447,13 +1452,13 @@ impl ContentBlock {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ContentBlock {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ContentBlock {
@@ -1627,6 +1632,7 @@ impl CreateMessageResultContent {
                     _ => (3usize, "Unknown"),
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -1680,13 +1686,13 @@ impl CreateMessageResultContent {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(CreateMessageResultContent {
@@ -1878,6 +1884,7 @@ impl ElicitResultContentValue {
                 (1usize, "Integer")
             }
             __private::Content::Bool(_) => (2usize, "Boolean"),
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -1923,13 +1930,13 @@ impl ElicitResultContentValue {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ElicitResultContentValue {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ElicitResultContentValue {
@@ -2020,6 +2027,7 @@ impl EmbeddedResourceResource {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -2055,13 +2063,13 @@ impl EmbeddedResourceResource {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(EmbeddedResourceResource {
@@ -2538,6 +2546,7 @@ impl JSONRPCMessage {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -2591,13 +2600,13 @@ impl JSONRPCMessage {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(JSONRPCMessage {
@@ -3355,6 +3364,7 @@ impl PrimitiveSchemaDefinition {
                     _ => (1usize, "NumberSchema"),
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -3408,13 +3418,13 @@ impl PrimitiveSchemaDefinition {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(PrimitiveSchemaDefinition {
@@ -3521,6 +3531,7 @@ impl ProgressToken {
             __private::Content::U64(_) | __private::Content::I64(_) => {
                 (1usize, "Integer")
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -3556,13 +3567,13 @@ impl ProgressToken {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ProgressToken {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ProgressToken {
@@ -3835,6 +3846,7 @@ impl ReadResourceResultContentsItem {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -3870,13 +3882,13 @@ impl ReadResourceResultContentsItem {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ReadResourceResultContentsItem {
@@ -3980,6 +3992,7 @@ impl RequestId {
             __private::Content::U64(_) | __private::Content::I64(_) => {
                 (1usize, "Integer")
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -4015,13 +4028,13 @@ impl RequestId {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for RequestId {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(RequestId {
@@ -4507,6 +4520,7 @@ impl SamplingMessageContent {
                     _ => (3usize, "Unknown"),
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -4560,13 +4574,13 @@ impl SamplingMessageContent {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(SamplingMessageContent {
@@ -4782,6 +4796,7 @@ impl ServerNotification {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -4862,9 +4877,9 @@ impl ServerNotification {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ServerNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -4914,10 +4929,10 @@ impl __private::Streamed for ServerNotification {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(rest).map(Self::CancelledNotification)
@@ -4947,7 +4962,7 @@ impl __private::Streamed for ServerNotification {
             }
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -5034,6 +5049,7 @@ impl ServerRequest {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -5087,9 +5103,9 @@ impl ServerRequest {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ServerRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -5121,10 +5137,10 @@ impl __private::Streamed for ServerRequest {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => ::serde::Deserialize::deserialize(rest).map(Self::PingRequest),
             1usize => {
@@ -5134,7 +5150,7 @@ impl __private::Streamed for ServerRequest {
             3usize => ::serde::Deserialize::deserialize(rest).map(Self::ElicitRequest),
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -5249,6 +5265,7 @@ impl ServerResult {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -5356,13 +5373,13 @@ impl ServerResult {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ServerResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ServerResult {

@@ -374,6 +374,7 @@ impl CancelTaskResultTtl {
                 (0usize, "Integer")
             }
             __private::Content::Null => (1usize, "Null"),
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -409,13 +410,13 @@ impl CancelTaskResultTtl {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for CancelTaskResultTtl {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(CancelTaskResultTtl {
@@ -803,6 +804,7 @@ impl ClientNotification {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -865,9 +867,9 @@ impl ClientNotification {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ClientNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -905,10 +907,10 @@ impl __private::Streamed for ClientNotification {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(rest).map(Self::CancelledNotification)
@@ -929,7 +931,7 @@ impl __private::Streamed for ClientNotification {
             }
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -1097,6 +1099,7 @@ impl ClientRequest {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -1267,9 +1270,9 @@ impl ClientRequest {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ClientRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -1340,10 +1343,10 @@ impl __private::Streamed for ClientRequest {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(rest).map(Self::InitializeRequest)
@@ -1383,7 +1386,7 @@ impl __private::Streamed for ClientRequest {
             16usize => ::serde::Deserialize::deserialize(rest).map(Self::CompleteRequest),
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -1508,6 +1511,7 @@ impl ClientResult {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -1597,13 +1601,13 @@ impl ClientResult {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ClientResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ClientResult {
@@ -1760,6 +1764,7 @@ impl CompleteRequestParamsRef {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -1795,13 +1800,13 @@ impl CompleteRequestParamsRef {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(CompleteRequestParamsRef {
@@ -1947,6 +1952,7 @@ impl ContentBlock {
                     _ => (5usize, "Unknown"),
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -2018,13 +2024,13 @@ impl ContentBlock {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ContentBlock {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ContentBlock {
@@ -2265,6 +2271,7 @@ impl CreateMessageResultContent {
                 }
             }
             __private::Content::Seq(_) => (5usize, "Array"),
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -2345,13 +2352,13 @@ impl CreateMessageResultContent {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(CreateMessageResultContent {
@@ -2614,6 +2621,7 @@ impl ElicitRequestParams {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -2649,9 +2657,9 @@ impl ElicitRequestParams {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -2677,10 +2685,10 @@ impl __private::Streamed for ElicitRequestParams {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(rest).map(Self::ElicitRequestURLParams)
@@ -2691,7 +2699,7 @@ impl __private::Streamed for ElicitRequestParams {
             }
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -2834,6 +2842,7 @@ impl ElicitResultContentValue {
                 (2usize, "Integer")
             }
             __private::Content::Bool(_) => (3usize, "Boolean"),
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -2888,13 +2897,13 @@ impl ElicitResultContentValue {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ElicitResultContentValue {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ElicitResultContentValue {
@@ -3039,6 +3048,7 @@ impl EmbeddedResourceResource {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -3074,13 +3084,13 @@ impl EmbeddedResourceResource {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(EmbeddedResourceResource {
@@ -3219,6 +3229,7 @@ impl EnumSchema {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -3281,13 +3292,13 @@ impl EnumSchema {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for EnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(EnumSchema {
@@ -3579,6 +3590,7 @@ impl GetTaskResultTtl {
                 (0usize, "Integer")
             }
             __private::Content::Null => (1usize, "Null"),
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -3614,13 +3626,13 @@ impl GetTaskResultTtl {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for GetTaskResultTtl {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(GetTaskResultTtl {
@@ -4104,6 +4116,7 @@ impl JSONRPCMessage {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -4157,13 +4170,13 @@ impl JSONRPCMessage {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(JSONRPCMessage {
@@ -4281,6 +4294,7 @@ impl JSONRPCResponse {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -4316,13 +4330,13 @@ impl JSONRPCResponse {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(JSONRPCResponse {
@@ -4909,6 +4923,7 @@ impl MultiSelectEnumSchema {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -4944,13 +4959,13 @@ impl MultiSelectEnumSchema {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(MultiSelectEnumSchema {
@@ -5246,6 +5261,7 @@ impl PrimitiveSchemaDefinition {
                     _ => (1usize, "NumberSchema"),
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -5335,13 +5351,13 @@ impl PrimitiveSchemaDefinition {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(PrimitiveSchemaDefinition {
@@ -5462,6 +5478,7 @@ impl ProgressToken {
             __private::Content::U64(_) | __private::Content::I64(_) => {
                 (1usize, "Integer")
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -5497,13 +5514,13 @@ impl ProgressToken {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ProgressToken {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ProgressToken {
@@ -5800,6 +5817,7 @@ impl ReadResourceResultContentsItem {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -5835,13 +5853,13 @@ impl ReadResourceResultContentsItem {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ReadResourceResultContentsItem {
@@ -5948,6 +5966,7 @@ impl RequestId {
             __private::Content::U64(_) | __private::Content::I64(_) => {
                 (1usize, "Integer")
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -5983,13 +6002,13 @@ impl RequestId {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for RequestId {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(RequestId {
@@ -6576,6 +6595,7 @@ impl SamplingMessageContent {
                 }
             }
             __private::Content::Seq(_) => (5usize, "Array"),
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -6656,13 +6676,13 @@ impl SamplingMessageContent {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(SamplingMessageContent {
@@ -6776,6 +6796,7 @@ impl SamplingMessageContentBlock {
                     _ => (5usize, "Unknown"),
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -6847,13 +6868,13 @@ impl SamplingMessageContentBlock {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(SamplingMessageContentBlock {
@@ -7128,6 +7149,7 @@ impl ServerNotification {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -7226,9 +7248,9 @@ impl ServerNotification {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ServerNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -7287,10 +7309,10 @@ impl __private::Streamed for ServerNotification {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(rest).map(Self::CancelledNotification)
@@ -7327,7 +7349,7 @@ impl __private::Streamed for ServerNotification {
             }
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -7440,6 +7462,7 @@ impl ServerRequest {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -7529,9 +7552,9 @@ impl ServerRequest {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ServerRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -7575,10 +7598,10 @@ impl __private::Streamed for ServerRequest {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => ::serde::Deserialize::deserialize(rest).map(Self::PingRequest),
             1usize => ::serde::Deserialize::deserialize(rest).map(Self::GetTaskRequest),
@@ -7596,7 +7619,7 @@ impl __private::Streamed for ServerRequest {
             7usize => ::serde::Deserialize::deserialize(rest).map(Self::ElicitRequest),
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -7757,6 +7780,7 @@ impl ServerResult {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -7900,13 +7924,13 @@ impl ServerResult {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ServerResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ServerResult {
@@ -8040,6 +8064,7 @@ impl SingleSelectEnumSchema {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -8075,13 +8100,13 @@ impl SingleSelectEnumSchema {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(SingleSelectEnumSchema {
@@ -8235,6 +8260,7 @@ impl TaskTtl {
                 (0usize, "Integer")
             }
             __private::Content::Null => (1usize, "Null"),
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -8270,13 +8296,13 @@ impl TaskTtl {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for TaskTtl {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(TaskTtl {
@@ -8471,6 +8497,7 @@ impl TaskStatusNotificationParamsTtl {
                 (0usize, "Integer")
             }
             __private::Content::Null => (1usize, "Null"),
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -8506,13 +8533,13 @@ impl TaskStatusNotificationParamsTtl {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParamsTtl {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(TaskStatusNotificationParamsTtl {

@@ -395,6 +395,7 @@ impl CallToolResultResponseResult {
                     _ => (1usize, "CallToolResult"),
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -430,9 +431,9 @@ impl CallToolResultResponseResult {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for CallToolResultResponseResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -458,10 +459,10 @@ impl __private::Streamed for CallToolResultResponseResult {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(rest).map(Self::InputRequiredResult)
@@ -469,7 +470,7 @@ impl __private::Streamed for CallToolResultResponseResult {
             1usize => ::serde::Deserialize::deserialize(rest).map(Self::CallToolResult),
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -798,6 +799,7 @@ impl ClientRequest {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -905,9 +907,9 @@ impl ClientRequest {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ClientRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -957,10 +959,10 @@ impl __private::Streamed for ClientRequest {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => ::serde::Deserialize::deserialize(rest).map(Self::DiscoverRequest),
             1usize => {
@@ -986,7 +988,7 @@ impl __private::Streamed for ClientRequest {
             9usize => ::serde::Deserialize::deserialize(rest).map(Self::CompleteRequest),
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -1139,6 +1141,7 @@ impl CompleteRequestParamsRef {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -1174,13 +1177,13 @@ impl CompleteRequestParamsRef {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(CompleteRequestParamsRef {
@@ -1358,6 +1361,7 @@ impl ContentBlock {
                     _ => (5usize, "Unknown"),
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -1429,13 +1433,13 @@ impl ContentBlock {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ContentBlock {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ContentBlock {
@@ -1642,6 +1646,7 @@ impl CreateMessageResultContent {
                 }
             }
             __private::Content::Seq(_) => (5usize, "Array"),
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -1722,13 +1727,13 @@ impl CreateMessageResultContent {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(CreateMessageResultContent {
@@ -2050,6 +2055,7 @@ impl ElicitRequestParams {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -2085,9 +2091,9 @@ impl ElicitRequestParams {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -2113,10 +2119,10 @@ impl __private::Streamed for ElicitRequestParams {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(rest)
@@ -2127,7 +2133,7 @@ impl __private::Streamed for ElicitRequestParams {
             }
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -2239,6 +2245,7 @@ impl ElicitResultContentValue {
             __private::Content::U64(_) | __private::Content::I64(_) => (2usize, "Number"),
             __private::Content::F64(_) => (2usize, "Number"),
             __private::Content::Bool(_) => (3usize, "Boolean"),
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -2293,13 +2300,13 @@ impl ElicitResultContentValue {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ElicitResultContentValue {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ElicitResultContentValue {
@@ -2386,6 +2393,7 @@ impl EmbeddedResourceResource {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -2421,13 +2429,13 @@ impl EmbeddedResourceResource {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(EmbeddedResourceResource {
@@ -2564,6 +2572,7 @@ impl EnumSchema {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -2626,13 +2635,13 @@ impl EnumSchema {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for EnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(EnumSchema {
@@ -2813,6 +2822,7 @@ impl GetPromptResultResponseResult {
                     _ => (1usize, "GetPromptResult"),
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -2848,9 +2858,9 @@ impl GetPromptResultResponseResult {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponseResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -2876,10 +2886,10 @@ impl __private::Streamed for GetPromptResultResponseResult {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(rest).map(Self::InputRequiredResult)
@@ -2887,7 +2897,7 @@ impl __private::Streamed for GetPromptResultResponseResult {
             1usize => ::serde::Deserialize::deserialize(rest).map(Self::GetPromptResult),
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -3238,6 +3248,7 @@ impl InputRequest {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -3282,9 +3293,9 @@ impl InputRequest {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for InputRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -3313,10 +3324,10 @@ impl __private::Streamed for InputRequest {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(rest).map(Self::CreateMessageRequest)
@@ -3325,7 +3336,7 @@ impl __private::Streamed for InputRequest {
             2usize => ::serde::Deserialize::deserialize(rest).map(Self::ElicitRequest),
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -3421,6 +3432,7 @@ impl InputResponse {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -3465,13 +3477,13 @@ impl InputResponse {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for InputResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(InputResponse {
@@ -3700,6 +3712,7 @@ impl JSONRPCMessage {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -3753,13 +3766,13 @@ impl JSONRPCMessage {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(JSONRPCMessage {
@@ -3877,6 +3890,7 @@ impl JSONRPCResponse {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -3912,13 +3926,13 @@ impl JSONRPCResponse {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(JSONRPCResponse {
@@ -4774,6 +4788,7 @@ impl MultiSelectEnumSchema {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -4809,13 +4824,13 @@ impl MultiSelectEnumSchema {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(MultiSelectEnumSchema {
@@ -5134,6 +5149,7 @@ impl PrimitiveSchemaDefinition {
                     _ => (1usize, "NumberSchema"),
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -5223,13 +5239,13 @@ impl PrimitiveSchemaDefinition {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(PrimitiveSchemaDefinition {
@@ -5347,6 +5363,7 @@ impl ProgressToken {
             __private::Content::U64(_) | __private::Content::I64(_) => {
                 (1usize, "Integer")
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -5382,13 +5399,13 @@ impl ProgressToken {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ProgressToken {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ProgressToken {
@@ -5679,6 +5696,7 @@ impl ReadResourceResultContentsItem {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -5714,13 +5732,13 @@ impl ReadResourceResultContentsItem {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ReadResourceResultContentsItem {
@@ -5814,6 +5832,7 @@ impl ReadResourceResultResponseResult {
                     _ => (1usize, "ReadResourceResult"),
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -5849,9 +5868,9 @@ impl ReadResourceResultResponseResult {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponseResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -5877,10 +5896,10 @@ impl __private::Streamed for ReadResourceResultResponseResult {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(rest).map(Self::InputRequiredResult)
@@ -5890,7 +5909,7 @@ impl __private::Streamed for ReadResourceResultResponseResult {
             }
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -5989,6 +6008,7 @@ impl RequestId {
             __private::Content::U64(_) | __private::Content::I64(_) => {
                 (1usize, "Integer")
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -6024,13 +6044,13 @@ impl RequestId {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for RequestId {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(RequestId {
@@ -6678,6 +6698,7 @@ impl SamplingMessageContent {
                 }
             }
             __private::Content::Seq(_) => (5usize, "Array"),
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -6758,13 +6779,13 @@ impl SamplingMessageContent {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(SamplingMessageContent {
@@ -6875,6 +6896,7 @@ impl SamplingMessageContentBlock {
                     _ => (5usize, "Unknown"),
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -6946,13 +6968,13 @@ impl SamplingMessageContentBlock {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(SamplingMessageContentBlock {
@@ -7153,6 +7175,7 @@ impl ServerNotification {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -7242,9 +7265,9 @@ impl ServerNotification {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ServerNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -7300,10 +7323,10 @@ impl __private::Streamed for ServerNotification {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(rest).map(Self::CancelledNotification)
@@ -7337,7 +7360,7 @@ impl __private::Streamed for ServerNotification {
             }
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -7471,6 +7494,7 @@ impl ServerResult {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -7596,9 +7620,9 @@ impl ServerResult {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ServerResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -7622,10 +7646,10 @@ impl __private::Streamed for ServerResult {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => ::serde::Deserialize::deserialize(rest).map(Self::Result),
             1usize => {
@@ -7655,7 +7679,7 @@ impl __private::Streamed for ServerResult {
             11usize => ::serde::Deserialize::deserialize(rest).map(Self::CompleteResult),
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -7721,6 +7745,7 @@ impl SingleSelectEnumSchema {
                 ];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -7756,13 +7781,13 @@ impl SingleSelectEnumSchema {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(SingleSelectEnumSchema {

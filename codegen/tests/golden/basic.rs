@@ -45,6 +45,7 @@ impl PingId {
             __private::Content::U64(_) | __private::Content::I64(_) => {
                 (1usize, "Integer")
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -80,13 +81,13 @@ impl PingId {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for PingId {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(PingId {
@@ -213,6 +214,7 @@ impl Message {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -248,9 +250,9 @@ impl Message {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for Message {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         __private::deserialize_streamed(deserializer)
     }
 }
@@ -276,16 +278,16 @@ impl __private::Streamed for Message {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         Self::from_content(content)
     }
-    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+    fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
-        rest: __private::Prefixed<'de, A>,
-    ) -> ::core::result::Result<Self, A::Error> {
+        rest: __private::Prefixed<'de, __A>,
+    ) -> ::core::result::Result<Self, __A::Error> {
         match which {
             0usize => ::serde::Deserialize::deserialize(rest).map(Self::Ping),
             1usize => ::serde::Deserialize::deserialize(rest).map(Self::Pong),
             _ => {
                 ::core::result::Result::Err(
-                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                    <__A::Error as ::serde::de::Error>::custom("no member chosen"),
                 )
             }
         }
@@ -368,6 +370,7 @@ impl Contents {
                 const INDEX: &[(usize, &str)] = &[(0usize, "Text"), (1usize, "Blob")];
                 INDEX[__private::choose(map, TABLE)]
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -403,13 +406,13 @@ impl Contents {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for Contents {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(Contents {

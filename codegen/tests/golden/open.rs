@@ -60,6 +60,7 @@ impl ContentBlock {
                     _ => (2usize, "Unknown"),
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -104,13 +105,13 @@ impl ContentBlock {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ContentBlock {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(ContentBlock {
@@ -228,6 +229,7 @@ impl Shape {
                     }
                 }
             }
+            #[allow(unreachable_patterns)]
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -263,13 +265,13 @@ impl Shape {
     }
 }
 impl<'de> ::serde::Deserialize<'de> for Shape {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
+    fn deserialize<__D: ::serde::Deserializer<'de>>(
+        deserializer: __D,
+    ) -> ::core::result::Result<Self, __D::Error> {
         let content = <__private::Content<
             'de,
         > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        Self::from_content(content).map_err(<__D::Error as ::serde::de::Error>::custom)
     }
 }
 __private::union!(Shape {
