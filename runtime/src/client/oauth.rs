@@ -676,6 +676,28 @@ fn resource_matches(resource: &str, server: &Url) -> bool {
 
 /// Where an authorization server's metadata may be, in the order to try: RFC 8414's
 /// path-inserted URI, then OpenID Connect discovery's two forms.
+/// Refuses an authorization server endpoint that is not HTTPS: the authorization rules require
+/// every one to be, since the client sends it codes, secrets and refresh tokens. A loopback
+/// host (`127.0.0.0/8`, `::1`, `localhost`) may use plain HTTP, for development and tests.
+fn secure_endpoint(url: &Url, what: &str) -> Result<(), ClientError> {
+    let loopback = match url.host() {
+        Some(oauth2::url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(oauth2::url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(oauth2::url::Host::Domain(d)) => {
+            let d = d.trim_end_matches('.').to_ascii_lowercase();
+            d == "localhost" || d.ends_with(".localhost")
+        }
+        None => false,
+    };
+    match url.scheme() {
+        "https" => Ok(()),
+        "http" if loopback => Ok(()),
+        _ => Err(unauthorized(format!(
+            "the authorization server's {what} {url} is not HTTPS (only a loopback host may use plain HTTP)"
+        ))),
+    }
+}
+
 fn metadata_urls(issuer: &Url) -> Vec<Url> {
     let path = issuer.path().trim_end_matches('/');
     let with = |p: &str| {
@@ -1073,6 +1095,7 @@ impl Authorizer {
     async fn auth_server(&self, issuer: &str, fallback: bool) -> Result<AuthServer, ClientError> {
         let base = Url::parse(issuer)
             .map_err(|e| unauthorized(format!("authorization server {issuer}: {e}")))?;
+        secure_endpoint(&base, "issuer")?;
         for url in metadata_urls(&base) {
             let Some(m) = self.document(url.as_str()).await? else {
                 continue;
@@ -1084,10 +1107,14 @@ impl Authorizer {
                 )));
             }
             let endpoint = |key: &str| {
-                m.get(key)
+                let at = m
+                    .get(key)
                     .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .ok_or_else(|| unauthorized(format!("{url} has no {key}")))
+                    .ok_or_else(|| unauthorized(format!("{url} has no {key}")))?;
+                let parsed = Url::parse(at)
+                    .map_err(|e| unauthorized(format!("{url}: {key} {at:?}: {e}")))?;
+                secure_endpoint(&parsed, key)?;
+                Ok::<_, ClientError>(at.to_string())
             };
             return Ok(AuthServer {
                 pkce_s256: strings(&m, "code_challenge_methods_supported")
@@ -1095,7 +1122,11 @@ impl Authorizer {
                 issuer: Some(stated.to_string()),
                 authorization_endpoint: endpoint("authorization_endpoint")?,
                 token_endpoint: endpoint("token_endpoint")?,
-                registration_endpoint: endpoint("registration_endpoint").ok(),
+                registration_endpoint: m
+                    .get("registration_endpoint")
+                    .is_some()
+                    .then(|| endpoint("registration_endpoint"))
+                    .transpose()?,
                 scopes_supported: strings(&m, "scopes_supported"),
                 auth_methods: strings(&m, "token_endpoint_auth_methods_supported"),
                 metadata_documents: m
