@@ -20,7 +20,9 @@
 //! the cost of the `metrics` feature: the bench server with and without `ServerBuilder::metrics`
 //! (`ours-metrics`), the three flows at concurrency 1, 8 and 32, taking turns. `--poll-idle` makes
 //! idle CPUs poll instead of halting while the invocation runs (see `idle`); `benches/run.sh`
-//! gives it to the main tables.
+//! gives it to the main tables. `LOAD_SERVER_CPUS=<list>` moves every server process onto
+//! those CPUs once it listens (`taskset -a -p`); with the generator under `taskset -c` on
+//! another, no server shares a CPU with the load it is measured by.
 
 mod floor;
 mod generator;
@@ -78,6 +80,17 @@ impl Target {
             .trim()
             .strip_prefix("PORT ")
             .ok_or_else(|| format!("{name} server said {line:?}"))?;
+        if let Ok(cpus) = std::env::var("LOAD_SERVER_CPUS") {
+            let pid = child.id().unwrap_or(0).to_string();
+            let moved = std::process::Command::new("taskset")
+                .args(["-a", "-p", "-c", &cpus, &pid])
+                .stdout(Stdio::null())
+                .status()
+                .map_err(|e| format!("taskset: {e}"))?;
+            if !moved.success() {
+                return Err(format!("taskset could not move {name} to CPUs {cpus}"));
+            }
+        }
         let url = format!("http://127.0.0.1:{port}/mcp");
         Ok(Target {
             name,

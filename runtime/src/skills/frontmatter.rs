@@ -117,6 +117,37 @@ mod tests {
     }
 
     #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        for depth in [1_000, 100_000] {
+            let text = format!(
+                "---\nname: x\ndescription: y\ndeep: {}{}\n---\n",
+                "[".repeat(depth),
+                "]".repeat(depth)
+            );
+            assert!(parse(&text).is_err(), "{depth} nested sequences");
+            let text = format!(
+                "---\nname: x\ndescription: y\ndeep: {}1{}\n---\n",
+                "{a: ".repeat(depth),
+                "}".repeat(depth)
+            );
+            assert!(parse(&text).is_err(), "{depth} nested mappings");
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever a server's `SKILL.md` holds, reading its frontmatter gives a map or a
+        /// reason, never a panic.
+        #[test]
+        fn any_frontmatter_is_read_or_refused(
+            body in "(\\PC|\n|[:\\-\\[\\]{}&*!|>'\"#%@`, ]){0,200}",
+        ) {
+            let _ = parse(&body);
+            let _ = parse(&format!("---\n{body}\n---\n"));
+            let _ = parse(&format!("---\nname: a\ndescription: b\n{body}\n---\n"));
+        }
+    }
+
+    #[test]
     fn names_follow_the_rules() {
         for ok in ["a", "pdf-processing", "x1", &"a".repeat(64)] {
             assert!(valid_name(ok), "{ok}");
