@@ -161,12 +161,28 @@ async fn bad_input_gets_the_spec_error_and_the_server_keeps_serving() {
     assert_eq!((s, b["error"]["code"].as_i64()), (400, Some(-32600)), "{b}");
     healthy().await;
 
+    // Without a version header a message is 2025-03-26's, whose responses and notifications
+    // belong to a session: without one they are refused, not dropped unseen. A 2026 one is
+    // accepted (and a response ignored: no 2026 server asks anything).
     let response = json!({"jsonrpc": "2.0", "id": 5, "result": {}}).to_string();
-    let (s, _) = post(&url, response.into_bytes(), &[]).await;
-    assert_eq!(
-        s, 202,
-        "a response sent by a client is accepted and ignored"
-    );
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+    for body in [&response, &initialized] {
+        let (s, b) = post(&url, body.clone().into_bytes(), &[]).await;
+        assert_eq!(s, 400, "{body}: {b}");
+        assert!(
+            b["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("initialize first")),
+            "{b}"
+        );
+        let (s, _) = post(
+            &url,
+            body.clone().into_bytes(),
+            &[("mcp-protocol-version", "2026-07-28")],
+        )
+        .await;
+        assert_eq!(s, 202, "{body} at 2026-07-28");
+    }
     healthy().await;
 
     // A notification is accepted at 2026-07-28; at a version no era has it is refused.

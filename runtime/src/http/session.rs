@@ -282,15 +282,13 @@ impl Sessions {
             .pointer("/params/_meta")
             .and_then(|m| m.get(crate::wire::META_VERSION))
             .is_some();
-        let legacy = match version {
-            None => message.get("method").is_some() && message.get("id").is_some(),
-            Some(v) => {
-                crate::LEGACY_VERSIONS.contains(&v)
-                    && ["method", "result", "error"]
-                        .iter()
-                        .any(|member| message.get(member).is_some())
-            }
-        };
+        // Without a version header the message is 2025-03-26's (the 2025-06-18 rule; every
+        // later client sends the header), and that era's requests, notifications and
+        // responses all belong to a session: one without can only be refused, never dropped.
+        let legacy = version.is_none_or(|v| crate::LEGACY_VERSIONS.contains(&v))
+            && ["method", "result", "error"]
+                .iter()
+                .any(|member| message.get(member).is_some());
         (legacy && !modern_meta && app.server.serves_legacy())
             .then(|| Refusal::NoSession.into_response())
     }
