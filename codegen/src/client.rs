@@ -110,6 +110,12 @@ impl ClientBuilder {
 
     /// The generated module, formatted.
     pub fn generate_string(&self) -> Result<String> {
+        if syn::parse_str::<syn::Ident>(&self.struct_name).is_err() {
+            return Err(Error::msg(format!(
+                "the client struct's name {:?} is not a Rust identifier",
+                self.struct_name
+            )));
+        }
         let (tools, origin) = self.tools()?;
         let mut parts = Vec::new();
         let mut seen = std::collections::BTreeSet::new();
@@ -159,7 +165,9 @@ impl ClientBuilder {
         };
         let parsed: syn::File = syn::parse2(file)
             .map_err(|e| Error::msg(format!("generated code does not parse: {e}")))?;
-        Ok(prettyplease::unparse(&parsed))
+        Ok(crate::docs::visible_controls(prettyplease::unparse(
+            &parsed,
+        )))
     }
 
     /// Generate and write the module to the out file (only if it changed).
@@ -192,29 +200,59 @@ impl ClientBuilder {
 /// A schema as typify 0.8 reads it: `$defs` under `definitions`, refs pointing there, and the
 /// name the root type should get as its title.
 fn for_typify(schema: &Value, title: &str) -> Value {
+    /// Rewrites the schema `v`, and the schemas inside it (never data such as `enum` or
+    /// `default`, nor a `properties` map's names).
     fn rewrite(v: &mut Value) {
-        match v {
-            Value::Object(m) => {
-                if let Some(defs) = m.remove("$defs") {
-                    m.insert("definitions".into(), defs);
-                }
-                // String formats and patterns would make typify reach for chrono, uuid and
-                // regress; the server checks them, so the client keeps such values as strings.
-                if m.get("type").and_then(Value::as_str) == Some("string") {
-                    m.remove("format");
-                    m.remove("pattern");
-                }
-                if let Some(Value::String(r)) = m.get_mut("$ref") {
-                    if let Some(rest) = r.strip_prefix("#/$defs/") {
-                        *r = format!("#/definitions/{rest}");
+        let Value::Object(m) = v else { return };
+        if let Some(defs) = m.remove("$defs") {
+            m.insert("definitions".into(), defs);
+        }
+        // String formats and patterns would make typify reach for chrono, uuid and regress,
+        // which the generated module's crate need not have; the server checks them, so the
+        // client keeps such values as strings. That includes a string that may be null (`"type":
+        // ["string", "null"]`) and a schema that states no type.
+        let may_be_string = match m.get("type") {
+            None => true,
+            Some(Value::String(t)) => t == "string",
+            Some(Value::Array(types)) => types.iter().any(|t| t == "string"),
+            Some(_) => false,
+        };
+        if may_be_string {
+            m.remove("format");
+        }
+        m.remove("pattern");
+        if let Some(Value::String(r)) = m.get_mut("$ref") {
+            if let Some(rest) = r.strip_prefix("#/$defs/") {
+                *r = format!("#/definitions/{rest}");
+            }
+        }
+        for (keyword, child) in m.iter_mut() {
+            match keyword.as_str() {
+                "properties" | "patternProperties" | "definitions" | "dependentSchemas" => {
+                    if let Value::Object(schemas) = child {
+                        schemas.values_mut().for_each(rewrite);
                     }
                 }
-                for child in m.values_mut() {
-                    rewrite(child);
-                }
+                "anyOf"
+                | "oneOf"
+                | "allOf"
+                | "prefixItems"
+                | "items"
+                | "additionalItems"
+                | "additionalProperties"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "contains"
+                | "propertyNames"
+                | "unevaluatedProperties"
+                | "unevaluatedItems" => match child {
+                    Value::Array(schemas) => schemas.iter_mut().for_each(rewrite),
+                    schema => rewrite(schema),
+                },
+                _ => {}
             }
-            Value::Array(items) => items.iter_mut().for_each(rewrite),
-            _ => {}
         }
     }
     let mut schema = schema.clone();
@@ -306,7 +344,9 @@ fn declared_twice(tokens: &TokenStream) -> Option<String> {
 fn tool_code(name: &str, method: &str, tool: &Value) -> ToolCode {
     let base = pascal(name);
     let module = format_ident!("{}", method);
-    let args_name = format!("{base}Args");
+    // Named as typify names a root type from its title (heck's PascalCase: `ABArgs` becomes
+    // `AbArgs`), so the module's re-export finds it.
+    let args_name = heck::ToPascalCase::to_pascal_case(format!("{base}Args").as_str());
     let args_ident = format_ident!("{}", args_name);
     let input = tool.get("inputSchema").cloned().unwrap_or_else(|| {
         let mut m = Map::new();
@@ -340,6 +380,7 @@ fn tool_code(name: &str, method: &str, tool: &Value) -> ToolCode {
     } else {
         quote!(&args)
     };
+    let out_name = heck::ToPascalCase::to_pascal_case(format!("{base}Output").as_str());
     let output = tool.get("outputSchema").filter(|s| s.is_object());
     let (output_types, returns, call) = match output {
         None => (
@@ -348,7 +389,6 @@ fn tool_code(name: &str, method: &str, tool: &Value) -> ToolCode {
             quote!(self.inner.call_tool_checked(#name, #args).await),
         ),
         Some(schema) => {
-            let out_name = format!("{base}Output");
             let out_ident = format_ident!("{}", out_name);
             let types = match typify_types(schema, &out_name) {
                 Ok(tokens) => tokens,
@@ -376,7 +416,7 @@ fn tool_code(name: &str, method: &str, tool: &Value) -> ToolCode {
     let method_ident = format_ident!("{}", method);
     let parameter = (!takes_nothing).then(|| quote!(, args: #module::#args_ident));
     let output_module = (!output_types.is_empty()).then(|| {
-        let out_ident = format_ident!("{base}Output");
+        let out_ident = format_ident!("{}", out_name);
         quote! {
             /// The structured output's types.
             pub mod output {

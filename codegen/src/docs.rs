@@ -36,6 +36,27 @@ pub fn rustdoc(text: &str) -> Vec<String> {
     out
 }
 
+/// `code` with every Unicode text-direction control (U+202A to U+202E, U+2066 to U+2069)
+/// written as its `\u{...}` escape. rustc refuses these in comments and literals (they can
+/// make code read other than it compiles), and a schema or a server's tool list may carry them
+/// in a description or a name: in a string literal the escape means the same character, in a
+/// comment it shows where the character was.
+pub fn visible_controls(code: String) -> String {
+    let control = |c: char| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    if !code.contains(control) {
+        return code;
+    }
+    let mut out = String::with_capacity(code.len() + 16);
+    for c in code.chars() {
+        if control(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn replace_links(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;

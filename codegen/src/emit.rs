@@ -52,7 +52,7 @@ impl From<TokenStream> for Emitted {
 fn unparse(items: TokenStream) -> Result<String> {
     let file: syn::File = syn::parse2(items)
         .map_err(|e| Error::msg(format!("generated code does not parse: {e}")))?;
-    Ok(prettyplease::unparse(&file))
+    Ok(crate::docs::visible_controls(prettyplease::unparse(&file)))
 }
 
 /// Emit the whole model as one formatted Rust source file; the unions named in `open` keep an

@@ -281,6 +281,38 @@ fn declared_twice(file: &syn::File) -> Vec<String> {
     twice
 }
 
+/// A `tools/list` result with any names, descriptions and input/output schemas.
+fn tool_list() -> impl Strategy<Value = Value> {
+    proptest::collection::vec(
+        (
+            name(),
+            prop::option::of(any_json()),
+            prop::option::of(prop_oneof![any_json(), hostile(vec!["A".into()])]),
+            prop::option::of(prop_oneof![any_json(), hostile(vec!["A".into()])]),
+        ),
+        0..4,
+    )
+    .prop_map(|tools| {
+        let tools: Vec<Value> = tools
+            .into_iter()
+            .map(|(name, description, input, output)| {
+                let mut tool = json!({"name": name});
+                if let Some(d) = description {
+                    tool["description"] = d;
+                }
+                if let Some(i) = input {
+                    tool["inputSchema"] = i;
+                }
+                if let Some(o) = output {
+                    tool["outputSchema"] = o;
+                }
+                tool
+            })
+            .collect();
+        json!({"tools": tools})
+    })
+}
+
 /// Runs `generate`, failing on a panic; on success checks that the code parses and declares
 /// nothing twice.
 fn check_output(
@@ -332,91 +364,36 @@ proptest! {
 
     /// The tool-client generator given any `tools/list` result a server could send.
     #[test]
-    fn any_tools_list_gets_an_error_or_sound_rust(
-        tools in proptest::collection::vec(
-            (
-                name(),
-                prop::option::of(any_json()),
-                prop::option::of(prop_oneof![any_json(), hostile(vec!["A".into()])]),
-                prop::option::of(prop_oneof![any_json(), hostile(vec!["A".into()])]),
-            ),
-            0..4,
-        ),
-    ) {
-        let tools: Vec<Value> = tools
-            .into_iter()
-            .map(|(name, description, input, output)| {
-                let mut tool = json!({"name": name});
-                if let Some(d) = description {
-                    tool["description"] = d;
-                }
-                if let Some(i) = input {
-                    tool["inputSchema"] = i;
-                }
-                if let Some(o) = output {
-                    tool["outputSchema"] = o;
-                }
-                tool
-            })
-            .collect();
-        let list = json!({"tools": tools});
+    fn any_tools_list_gets_an_error_or_sound_rust(list in tool_list()) {
         let builder = oxmcp_codegen::ClientBuilder::from_tools_list(list.clone());
         check_output(move || builder.generate_string().map_err(|e| e.to_string()), &list)?;
     }
 }
 
-/// What the generator accepts, rustc accepts: the modules generated from many hostile schemas
-/// (the same ones every run: a fixed seed) are compiled together by cargo, as a crate with the
-/// bindings' dependencies, offline, against this workspace's lockfile.
-#[test]
-fn hostile_schemas_the_generator_accepts_compile() {
-    use proptest::strategy::ValueTree;
+/// Compiles `modules` (name, code) as one crate with these `[dependencies]` lines and these
+/// other files (path, text), with cargo, offline, against this workspace's lockfile, in a
+/// target directory of its own; the crate is kept for a look when it does not compile.
+fn compile(modules: &[(String, String)], dependencies: &str, files: &[(&str, &str)]) {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let krate = tempfile::tempdir().expect("a temporary directory");
     let src = krate.path().join("src");
     std::fs::create_dir(&src).expect("src");
-    let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let mut lib = String::from("//! Generated from hostile schemas.\n");
-    let mut accepted = 0;
-    for i in 0..200 {
-        let schema = mutated().new_tree(&mut runner).expect("a schema").current();
-        let path = src.join(format!("m{i}.json"));
-        std::fs::write(&path, schema.to_string()).expect("written");
-        let generated = oxmcp_codegen::Builder::new()
-            .version("hostile")
-            .schema(&path)
-            .no_overlay()
-            .emit_rerun_if_changed(false)
-            .generate_string();
-        if let Ok(generated) = generated {
-            std::fs::write(src.join(format!("m{i}.rs")), generated.code).expect("written");
-            lib.push_str(&format!("pub mod m{i};\n"));
-            accepted += 1;
-        }
+    let mut lib = String::from("//! Generated from hostile input.\n");
+    for (name, code) in modules {
+        std::fs::write(src.join(format!("{name}.rs")), code).expect("written");
+        lib.push_str(&format!("pub mod {name};\n"));
     }
-    assert!(
-        accepted >= 50,
-        "only {accepted} of 200 hostile schemas were accepted; the corpus tests too little"
-    );
     std::fs::write(src.join("lib.rs"), lib).expect("written");
-    std::fs::write(
-        krate.path().join("Cargo.toml"),
-        r#"[package]
-name = "hostile-schemas"
-version = "0.0.0"
-edition = "2021"
-publish = false
-
-[workspace]
-
-[dependencies]
-serde = { package = "serde_core", version = "1.0.220" }
-serde_json = "1"
-indexmap = { version = "2", features = ["serde"] }
-regex = { version = "1", default-features = false, features = ["std", "unicode-perl", "unicode-case"] }
-"#,
-    )
-    .expect("written");
+    for (path, text) in files {
+        let path = krate.path().join(path);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("a directory");
+        std::fs::write(path, text).expect("written");
+    }
+    let manifest = format!(
+        "[package]\nname = \"hostile\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+         [workspace]\n\n[dependencies]\n{dependencies}"
+    );
+    std::fs::write(krate.path().join("Cargo.toml"), manifest).expect("written");
     std::fs::copy(
         workspace.join("Cargo.lock"),
         krate.path().join("Cargo.lock"),
@@ -426,7 +403,7 @@ regex = { version = "1", default-features = false, features = ["std", "unicode-p
     let out = std::process::Command::new(cargo)
         .args(["check", "--offline", "--quiet", "--message-format=short"])
         .current_dir(krate.path())
-        .env("CARGO_TARGET_DIR", workspace.join("target/hostile-schemas"))
+        .env("CARGO_TARGET_DIR", workspace.join("target/hostile-input"))
         .output()
         .expect("cargo runs");
     let errors = String::from_utf8_lossy(&out.stderr);
@@ -435,7 +412,6 @@ regex = { version = "1", default-features = false, features = ["std", "unicode-p
         .filter(|l| l.contains("error"))
         .take(20)
         .collect();
-    // Keep the crate for a look when it fails.
     let kept = krate.keep();
     assert!(
         out.status.success(),
@@ -444,6 +420,128 @@ regex = { version = "1", default-features = false, features = ["std", "unicode-p
         errors.join("\n")
     );
     std::fs::remove_dir_all(kept).ok();
+}
+
+/// What the generator accepts, rustc accepts: the modules generated from many hostile schemas
+/// (the same ones every run: a fixed seed) compile together, with the bindings' dependencies.
+#[test]
+fn hostile_schemas_the_generator_accepts_compile() {
+    use proptest::strategy::ValueTree;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let mut modules = Vec::new();
+    for i in 0..200 {
+        let schema = mutated().new_tree(&mut runner).expect("a schema").current();
+        let path = dir.path().join(format!("m{i}.json"));
+        std::fs::write(&path, schema.to_string()).expect("written");
+        let generated = oxmcp_codegen::Builder::new()
+            .version("hostile")
+            .schema(&path)
+            .no_overlay()
+            .emit_rerun_if_changed(false)
+            .generate_string();
+        if let Ok(generated) = generated {
+            modules.push((format!("m{i}"), generated.code));
+        }
+    }
+    assert!(
+        modules.len() >= 50,
+        "only {} of 200 hostile schemas were accepted; the corpus tests too little",
+        modules.len()
+    );
+    compile(
+        &modules,
+        "serde = { package = \"serde_core\", version = \"1.0.220\" }\n\
+         serde_json = \"1\"\n\
+         indexmap = { version = \"2\", features = [\"serde\"] }\n\
+         regex = { version = \"1\", default-features = false, features = [\"std\", \"unicode-perl\", \"unicode-case\"] }\n",
+        &[],
+    );
+}
+
+/// A stand-in for the runtime's client with the signatures the typed client module calls (the
+/// real one compiles the corpus of real servers' tools in the workspace's `tests` crate), so
+/// many hostile tool lists compile in seconds without building the runtime.
+const CLIENT_STAND_IN: &str = r#"pub mod client {
+    pub struct ClientError;
+    pub struct Client;
+    impl Client {
+        pub async fn call_tool_checked<A: serde::Serialize + ?Sized>(
+            &self,
+            _name: &str,
+            _args: &A,
+        ) -> Result<crate::schema::CallToolResult, ClientError> {
+            Err(ClientError)
+        }
+        pub async fn call_tool_typed<A: serde::Serialize + ?Sized, T: serde::de::DeserializeOwned>(
+            &self,
+            _name: &str,
+            _args: &A,
+        ) -> Result<T, ClientError> {
+            Err(ClientError)
+        }
+    }
+}
+pub mod schema {
+    pub struct CallToolResult;
+}
+"#;
+
+/// What the tool-client generator accepts from a server, rustc accepts with only serde and
+/// serde_json beside the runtime: many hostile tool lists (a fixed seed), and the shapes that
+/// would make typify reach for other crates (a nullable string with a format, a pattern or a
+/// format with no type), that name properties like keywords of a schema, or that carry text
+/// direction controls, which rustc refuses in comments.
+#[test]
+fn hostile_tool_lists_the_generator_accepts_compile() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let mut lists = vec![
+        json!({"tools": [{"name": "shapes", "description": "a \u{202e}reversed\u{2066} text", "inputSchema": {
+            "type": "object",
+            "properties": {
+                "when": {"type": ["string", "null"], "format": "date-time", "description": "\u{202e}"},
+                "id": {"format": "uuid"},
+                "code": {"type": ["string", "null"], "pattern": "^[a-z]+$"},
+                "loose": {"pattern": "^a+$"},
+                "ip": {"anyOf": [{"type": "string", "format": "ipv4"}, {"type": "null"}]},
+                "format": {"type": "string"},
+                "pattern": {"type": "integer", "format": "int32"},
+            },
+            "required": ["format"],
+        }, "outputSchema": {
+            "type": "object",
+            "properties": {"at": {"type": ["string", "null"], "format": "date"}},
+        }}]}),
+    ];
+    for _ in 0..150 {
+        lists.push(tool_list().new_tree(&mut runner).expect("a list").current());
+    }
+    let mut modules = Vec::new();
+    for (i, list) in lists.into_iter().enumerate() {
+        if let Ok(code) = oxmcp_codegen::ClientBuilder::from_tools_list(list).generate_string() {
+            modules.push((format!("m{i}"), code));
+        }
+    }
+    assert!(
+        modules.len() >= 50,
+        "only {} of 151 hostile tool lists were accepted; the corpus tests too little",
+        modules.len()
+    );
+    compile(
+        &modules,
+        "serde = { version = \"1\", features = [\"derive\"] }\n\
+         serde_json = \"1\"\n\
+         oxmcp = { path = \"oxmcp\" }\n",
+        &[
+            (
+                "oxmcp/Cargo.toml",
+                "[package]\nname = \"oxmcp\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n\
+                 [dependencies]\nserde = \"1\"\n",
+            ),
+            ("oxmcp/src/lib.rs", CLIENT_STAND_IN),
+        ],
+    );
 }
 
 /// The generator's error for one schema (its `$defs`), which must fail.
