@@ -440,6 +440,28 @@ async fn a_failed_connection_names_the_address_and_the_cause() {
 }
 
 #[tokio::test]
+async fn a_url_that_names_no_server_is_refused_before_sending_and_not_resent() {
+    for url in [
+        "notaurl",
+        "/mcp",
+        "ftp://127.0.0.1:9/mcp",
+        "127.0.0.1:9/mcp",
+    ] {
+        for era in [None, Some(Era::Stateless), Some(Era::Session)] {
+            let mut client = Client::http(url).resend_lost(3);
+            if let Some(era) = era {
+                client = client.era(era);
+            }
+            let err = client.list_tools().await.unwrap_err();
+            assert!(
+                matches!(&err, ClientError::Transport(t) if t.contains(url) && t.contains("not an absolute")),
+                "{url} {era:?}: {err:?}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
 async fn progress_reaches_the_callback_of_its_call_in_both_eras() {
     let url = serve(Calls::default()).await;
     for era in [Era::Stateless, Era::Session] {

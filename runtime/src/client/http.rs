@@ -18,7 +18,7 @@ impl Client {
     ) -> Result<(Value, Option<String>), ClientError> {
         let body = Bytes::from(msg.to_string());
         let build = || {
-            let mut req = message_headers(hyper::Request::post(url), version);
+            let mut req = message_headers(hyper::Request::post(target(url)?), version);
             if let Some(s) = session {
                 req = req.header("mcp-session-id", s);
             }
@@ -205,7 +205,7 @@ impl Client {
         let build = || {
             let post = match uri {
                 Some(uri) => hyper::Request::post(uri.clone()),
-                None => hyper::Request::post(url),
+                None => hyper::Request::post(target(url)?),
             };
             let mut req = message_headers(post, HeaderValue::from_static(LATEST_PROTOCOL_VERSION))
                 .header(HeaderName::from_static("mcp-method"), method);
@@ -287,4 +287,20 @@ impl Client {
             return Ok(resp);
         }
     }
+}
+
+/// `url` as the URI of a request: an absolute `http://` or `https://` URL. Anything else is the
+/// caller's mistake, found before anything is sent: a transport error naming it, not a reply
+/// lost in transit (which would be sent again).
+pub(super) fn target(url: &str) -> Result<hyper::Uri, ClientError> {
+    let invalid = |why: String| {
+        ClientError::Transport(format!(
+            "{url}: not an absolute http:// or https:// URL{why}"
+        ))
+    };
+    let uri = hyper::Uri::try_from(url).map_err(|e| invalid(format!(" ({e})")))?;
+    if !matches!(uri.scheme_str(), Some("http" | "https")) || uri.authority().is_none() {
+        return Err(invalid(String::new()));
+    }
+    Ok(uri)
 }

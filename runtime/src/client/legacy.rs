@@ -58,7 +58,9 @@ impl LegacyHttp {
         body: Bytes,
     ) -> Result<hyper::Request<Full<Bytes>>, ClientError> {
         let mut req = message_headers(
-            hyper::Request::builder().method(method).uri(&self.url),
+            hyper::Request::builder()
+                .method(method)
+                .uri(super::http::target(&self.url)?),
             &self.version,
         );
         if let Some(s) = &self.session {

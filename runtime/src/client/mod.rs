@@ -104,8 +104,8 @@ const LEGACY_VERSION: &str = "2025-11-25";
 enum Transport {
     Http {
         url: String,
-        /// `url` parsed once, for the requests that go to it; `None` if it does not parse (each
-        /// request then reports why).
+        /// `url` parsed once, for the requests that go to it; `None` if it is not an absolute
+        /// http(s) URL (each request then reports why).
         uri: Option<hyper::Uri>,
         http: HttpClient,
     },
@@ -395,7 +395,7 @@ impl Client {
         let http = http_client();
         let url = url.into();
         Self::with_transport(Transport::Http {
-            uri: url.parse().ok(),
+            uri: http::target(&url).ok(),
             url,
             http,
         })
