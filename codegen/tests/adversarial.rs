@@ -230,6 +230,16 @@ fn mutated() -> impl Strategy<Value = Value> {
     })
 }
 
+/// The generator for the schema at `path`, as published (no overlay), printing nothing for
+/// cargo.
+fn builder(path: &Path) -> oxmcp_codegen::Builder {
+    oxmcp_codegen::Builder::new()
+        .version("hostile")
+        .schema(path)
+        .no_overlay()
+        .emit_rerun_if_changed(false)
+}
+
 /// Items declared twice in one scope of `file`: types and functions of a module, fields of a
 /// struct, variants of an enum. The compiler would refuse any of them.
 fn declared_twice(file: &syn::File) -> Vec<String> {
@@ -351,11 +361,7 @@ proptest! {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let path = dir.path().join("schema.json");
         std::fs::write(&path, schema.to_string()).expect("written");
-        let builder = oxmcp_codegen::Builder::new()
-            .version("adversarial")
-            .schema(&path)
-            .no_overlay()
-            .emit_rerun_if_changed(false);
+        let builder = builder(&path);
         check_output(
             move || builder.generate_string().map(|g| g.code).map_err(|e| e.to_string()),
             &schema,
@@ -370,10 +376,16 @@ proptest! {
     }
 }
 
-/// Compiles `modules` (name, code) as one crate with these `[dependencies]` lines and these
-/// other files (path, text), with cargo, offline, against this workspace's lockfile, in a
-/// target directory of its own; the crate is kept for a look when it does not compile.
-fn compile(modules: &[(String, String)], dependencies: &str, files: &[(&str, &str)]) {
+/// Compiles `modules` (name, code), the ones the generator accepted of `tried` inputs, as one
+/// crate with these `[dependencies]` lines and these other files (path, text), with cargo,
+/// offline, against this workspace's lockfile, in a target directory of its own; the crate is
+/// kept for a look when it does not compile.
+fn compile(modules: &[(String, String)], tried: usize, dependencies: &str, files: &[(&str, &str)]) {
+    assert!(
+        modules.len() >= 50,
+        "only {} of {tried} hostile inputs were accepted; the corpus tests too little",
+        modules.len()
+    );
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let krate = tempfile::tempdir().expect("a temporary directory");
     let src = krate.path().join("src");
@@ -434,23 +446,14 @@ fn hostile_schemas_the_generator_accepts_compile() {
         let schema = mutated().new_tree(&mut runner).expect("a schema").current();
         let path = dir.path().join(format!("m{i}.json"));
         std::fs::write(&path, schema.to_string()).expect("written");
-        let generated = oxmcp_codegen::Builder::new()
-            .version("hostile")
-            .schema(&path)
-            .no_overlay()
-            .emit_rerun_if_changed(false)
-            .generate_string();
+        let generated = builder(&path).generate_string();
         if let Ok(generated) = generated {
             modules.push((format!("m{i}"), generated.code));
         }
     }
-    assert!(
-        modules.len() >= 50,
-        "only {} of 200 hostile schemas were accepted; the corpus tests too little",
-        modules.len()
-    );
     compile(
         &modules,
+        200,
         "serde = { package = \"serde_core\", version = \"1.0.220\" }\n\
          serde_json = \"1\"\n\
          indexmap = { version = \"2\", features = [\"serde\"] }\n\
@@ -523,13 +526,9 @@ fn hostile_tool_lists_the_generator_accepts_compile() {
             modules.push((format!("m{i}"), code));
         }
     }
-    assert!(
-        modules.len() >= 50,
-        "only {} of 151 hostile tool lists were accepted; the corpus tests too little",
-        modules.len()
-    );
     compile(
         &modules,
+        151,
         "serde = { version = \"1\", features = [\"derive\"] }\n\
          serde_json = \"1\"\n\
          oxmcp = { path = \"oxmcp\" }\n",
@@ -549,13 +548,7 @@ fn refused(defs: Value) -> String {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("schema.json");
     std::fs::write(&path, json!({"$defs": defs}).to_string()).expect("written");
-    match oxmcp_codegen::Builder::new()
-        .version("hostile")
-        .schema(&path)
-        .no_overlay()
-        .emit_rerun_if_changed(false)
-        .generate_string()
-    {
+    match builder(&path).generate_string() {
         Ok(_) => panic!("generated code for {defs}"),
         Err(e) => e.to_string(),
     }
@@ -606,14 +599,7 @@ fn schema_names_that_rust_or_the_generated_code_uses_are_renamed() {
         })
         .collect();
     std::fs::write(&path, json!({"$defs": defs}).to_string()).expect("written");
-    let code = oxmcp_codegen::Builder::new()
-        .version("hostile")
-        .schema(&path)
-        .no_overlay()
-        .emit_rerun_if_changed(false)
-        .generate_string()
-        .expect("generated")
-        .code;
+    let code = builder(&path).generate_string().expect("generated").code;
     for renamed in ["Self_", "i64_", "__private_", "__D_", "Validate_"] {
         assert!(
             code.contains(&format!("pub struct {renamed} ")),
