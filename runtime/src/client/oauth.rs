@@ -674,8 +674,6 @@ fn resource_matches(resource: &str, server: &Url) -> bool {
     path == parent || path.starts_with(&format!("{parent}/"))
 }
 
-/// Where an authorization server's metadata may be, in the order to try: RFC 8414's
-/// path-inserted URI, then OpenID Connect discovery's two forms.
 /// Refuses an authorization server endpoint that is not HTTPS: the authorization rules require
 /// every one to be, since the client sends it codes, secrets and refresh tokens. A loopback
 /// host (`127.0.0.0/8`, `::1`, `localhost`) may use plain HTTP, for development and tests.
@@ -698,6 +696,8 @@ fn secure_endpoint(url: &Url, what: &str) -> Result<(), ClientError> {
     }
 }
 
+/// Where an authorization server's metadata may be, in the order to try: RFC 8414's
+/// path-inserted URI, then OpenID Connect discovery's two forms.
 fn metadata_urls(issuer: &Url) -> Vec<Url> {
     let path = issuer.path().trim_end_matches('/');
     let with = |p: &str| {
