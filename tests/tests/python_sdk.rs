@@ -1,0 +1,319 @@
+//! Interoperation with the official MCP Python SDK, an implementation of both eras written
+//! apart from this project: its client drives the fixture server over streamable HTTP and
+//! stdio, at 2026-07-28 (found by `server/discover`) and in a 2025-11-25 session, through every
+//! kind of input request; and this project's client calls a server built on the SDK's
+//! `MCPServer`, whose tools ask for a form, a sample and the roots, in both eras and over both
+//! transports.
+//!
+//! The SDK is installed by `.ci/python-sdk.sh` into `target/python-sdk` (the test fails without
+//! it). Run with `cargo test -p mcp-tests --features python-sdk-tests --test python_sdk`.
+
+use mcp_tests::support::{answering_client, free_port, text, wait_for_port, ChildGuard, RING_OLD};
+use oxmcp::client::{Client, Era, Protocol};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// The repository's root.
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The virtual environment's Python, where `.ci/python-sdk.sh` installs the SDK.
+fn python() -> PathBuf {
+    let python = root().join("target/python-sdk/bin/python");
+    assert!(
+        python.exists(),
+        "the MCP Python SDK is needed: run .ci/python-sdk.sh (it installs the pinned SDK from \
+         PyPI into target/python-sdk)"
+    );
+    python
+}
+
+/// Run the SDK's client against `target` in `mode`; the JSON lines it printed. Panics with its
+/// output when it fails or takes over a minute.
+async fn python_client(target: &str, mode: &str) -> Vec<Value> {
+    let script = root().join("tests/python-sdk/client.py");
+    let run = tokio::process::Command::new(python())
+        .arg(script)
+        .args([target, mode])
+        .env("MCP_STATE_KEYS", RING_OLD)
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(60), run)
+        .await
+        .unwrap_or_else(|_| panic!("the Python client ({mode}, {target}) took over a minute"))
+        .expect("the Python client starts");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the Python client ({mode}, {target}) failed: {}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// What the SDK's client must have seen from the fixture server at `version`.
+fn check_python_client(lines: &[Value], version: &str, what: &str) {
+    let step = |name: &str| -> Vec<&Value> { lines.iter().filter(|l| l["step"] == name).collect() };
+    assert_eq!(
+        step("connected")[0]["version"],
+        version,
+        "{what}: {lines:?}"
+    );
+    let names = step("tools/list")[0]["names"].as_array().expect("names");
+    for tool in [
+        "test_simple_text",
+        "test_input_required_result_elicitation",
+        "test_input_required_result_multi_round",
+    ] {
+        assert!(names.contains(&json!(tool)), "{what}: {tool} is not listed");
+    }
+    let calls: Vec<(String, bool, String)> = step("tools/call")
+        .iter()
+        .map(|c| {
+            (
+                c["tool"].as_str().unwrap_or("").to_string(),
+                c["is_error"].as_bool().unwrap_or(false),
+                c["text"][0].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let want = [
+        (
+            "test_simple_text",
+            false,
+            "This is a simple text response for testing.",
+        ),
+        (
+            "test_input_required_result_elicitation",
+            false,
+            "Hello, Ada!",
+        ),
+        (
+            "test_input_required_result_sampling",
+            false,
+            "The model said: Paris",
+        ),
+        (
+            "test_input_required_result_list_roots",
+            false,
+            "Roots: file:///home/ada",
+        ),
+        (
+            "test_input_required_result_multi_round",
+            false,
+            "Ada likes teal",
+        ),
+        (
+            "test_input_required_result_multiple_inputs",
+            false,
+            "Paris Ada (1 roots)",
+        ),
+        (
+            "test_input_required_result_request_state",
+            false,
+            "state-ok: confirmed=true",
+        ),
+        (
+            "test_error_handling",
+            true,
+            "This tool intentionally returns an error for testing",
+        ),
+    ];
+    let want: Vec<(String, bool, String)> = want
+        .iter()
+        .map(|(t, e, x)| (t.to_string(), *e, x.to_string()))
+        .collect();
+    assert_eq!(calls, want, "{what}");
+    assert_eq!(
+        step("prompts/get")[0]["text"],
+        json!(["Answer with this context: tea"]),
+        "{what}"
+    );
+    assert_eq!(
+        step("resources/read")[0]["text"],
+        json!(["This is the content of the static text resource."]),
+        "{what}"
+    );
+    assert_eq!(
+        step("resources/templates/list")[0]["uris"],
+        json!(["test://template/{id}/data"]),
+        "{what}"
+    );
+    assert_eq!(
+        step("completion/complete")[0]["values"],
+        json!(["paris", "park", "party"]),
+        "{what}"
+    );
+    let progress = step("progress")[0];
+    assert_eq!(progress["text"], json!(["Progress reported"]), "{what}");
+    assert_eq!(
+        progress["progress"],
+        json!([[0.0, 100.0], [50.0, 100.0], [100.0, 100.0]]),
+        "{what}"
+    );
+    let logging = step("logging")[0];
+    assert_eq!(
+        logging["logs"],
+        json!([
+            "Tool execution started",
+            "Tool processing data",
+            "Tool execution completed"
+        ]),
+        "{what}"
+    );
+    // 2026-07-28: a `subscriptions/listen` stream's event; a 2025 session: the notification.
+    let heard = &step("listen")[0]["event"];
+    assert!(
+        *heard == json!("ToolsListChanged") || *heard == json!(true),
+        "{what}: no tool list change was heard: {heard}"
+    );
+    assert_eq!(step("unknown tool")[0]["error"], -32602, "{what}");
+    let closed = step("closed");
+    assert_eq!(closed.len(), 1, "{what}: the client did not close cleanly");
+    let notices = closed[0]["notices"].as_array().expect("notices");
+    assert!(
+        !notices
+            .iter()
+            .any(|n| n.as_str().is_some_and(|n| n.starts_with("error"))),
+        "{what}: the client saw transport errors: {notices:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_client_is_served_in_both_eras_over_http() {
+    let port = free_port();
+    let _server = ChildGuard(
+        Command::new(env!("CARGO_BIN_EXE_conformance-server"))
+            .args(["--port", &port.to_string()])
+            .env("MCP_STATE_KEYS", RING_OLD)
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the fixture server starts"),
+    );
+    wait_for_port(port);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let modern = python_client(&url, "auto").await;
+    check_python_client(&modern, "2026-07-28", "HTTP, auto");
+    let legacy = python_client(&url, "legacy").await;
+    check_python_client(&legacy, "2025-11-25", "HTTP, legacy");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_client_is_served_in_both_eras_over_stdio() {
+    let bin = env!("CARGO_BIN_EXE_conformance-server");
+    let modern = python_client(bin, "auto").await;
+    check_python_client(&modern, "2026-07-28", "stdio, auto");
+    let legacy = python_client(bin, "legacy").await;
+    check_python_client(&legacy, "2025-11-25", "stdio, legacy");
+}
+
+/// The SDK's server over HTTP on a free port, in `mode` (`http`, `http-json`, `http-stateless`).
+fn python_server(mode: &str) -> (ChildGuard, String) {
+    let port = free_port();
+    let child = Command::new(python())
+        .arg(root().join("tests/python-sdk/server.py"))
+        .args([mode, &port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the Python server starts");
+    let guard = ChildGuard(child);
+    wait_for_port(port);
+    (guard, format!("http://127.0.0.1:{port}/mcp"))
+}
+
+/// Call each of the SDK server's tools with `client` (with `asks` false, only those that ask
+/// the client nothing), then check the era it agreed.
+async fn call_the_python_server(client: Client, session: bool, asks: bool, what: &str) {
+    let tools: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap_or_else(|e| panic!("{what}: tools/list: {e}"))
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(tools.len(), 4, "{what}: {tools:?}");
+    for (tool, args, want) in [
+        ("add", json!({"a": 2, "b": 40}), "42"),
+        ("greet", json!({}), "Hello, Ada!"),
+        ("capital", json!({}), "The model said: Paris"),
+        ("where", json!({}), "Roots: file:///home/ada"),
+    ]
+    .into_iter()
+    .filter(|(tool, _, _)| asks || *tool == "add")
+    {
+        let result = client
+            .call_tool(tool, args)
+            .await
+            .unwrap_or_else(|e| panic!("{what}: {tool}: {e}"));
+        assert_eq!(text(&result), want, "{what}: {tool}");
+    }
+    // Arguments the tool's schema refuses: a tool error the model can read, not a failure.
+    let refused = client
+        .call_tool("add", json!({"a": "two", "b": 40}))
+        .await
+        .unwrap_or_else(|e| panic!("{what}: add with a bad argument: {e}"));
+    assert_eq!(refused.is_error, Some(true), "{what}: {refused:?}");
+    let protocol = client.protocol();
+    match (&protocol, session) {
+        (Some(Protocol::Session { version, .. }), true) => {
+            assert_eq!(version, "2025-11-25", "{what}")
+        }
+        (Some(Protocol::Stateless { version }), false) => {
+            assert_eq!(version, "2026-07-28", "{what}")
+        }
+        _ => panic!("{what}: agreed {protocol:?}"),
+    }
+    client
+        .close()
+        .await
+        .unwrap_or_else(|e| panic!("{what}: close: {e}"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_calls_a_python_sdk_server_in_both_eras_over_http() {
+    for mode in ["http", "http-json", "http-stateless"] {
+        let (_server, url) = python_server(mode);
+        call_the_python_server(
+            answering_client(Client::http(&url)),
+            false,
+            true,
+            &format!("{mode}, probed"),
+        )
+        .await;
+        // With JSON bodies or without sessions, the SDK has no stream on which to send a 2025
+        // session's requests to the client, and refuses its own asks there.
+        call_the_python_server(
+            answering_client(Client::http(&url).era(Era::Session)),
+            true,
+            mode == "http",
+            &format!("{mode}, session"),
+        )
+        .await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_calls_a_python_sdk_server_in_both_eras_over_stdio() {
+    let python = python();
+    let script = root().join("tests/python-sdk/server.py");
+    let (python, script) = (python.to_string_lossy(), script.to_string_lossy());
+    for (era, session, what) in [
+        (None, false, "stdio, probed"),
+        (Some(Era::Session), true, "stdio, session"),
+    ] {
+        let client = Client::stdio(&python, &[&script, "stdio"]).expect("the Python server starts");
+        let client = match era {
+            Some(era) => client.era(era),
+            None => client,
+        };
+        call_the_python_server(answering_client(client), session, true, what).await;
+    }
+}
