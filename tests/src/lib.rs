@@ -38,6 +38,7 @@ pub fn examples() -> Vec<(String, String, serde_json::Value)> {
 }
 
 pub mod conformance;
+pub mod oauth_server;
 pub mod support;
 pub mod typed_tools;
 

@@ -3,10 +3,11 @@
 //! stdio, at 2026-07-28 (found by `server/discover`) and in a 2025-11-25 session, through every
 //! kind of input request; and this project's client calls a server built on the SDK's
 //! `MCPServer`, whose tools ask for a form, a sample and the roots, in both eras and over both
-//! transports.
+//! transports; and its OAuth provider logs in to a protected server of this project.
 //!
-//! The SDK is installed by `.ci/python-sdk.sh` into `target/python-sdk` (the test fails without
-//! it). Run with `cargo test -p mcp-tests --features python-sdk-tests --test python_sdk`.
+//! The SDK is installed by `.ci/python-sdk.sh` into `target/python-sdk`, and the login's
+//! authorization server by `.ci/oauth-server.sh`; the tests fail without them. Run with
+//! `cargo test -p mcp-tests --features python-sdk-tests --test python_sdk`.
 
 use mcp_tests::support::{answering_client, free_port, text, wait_for_port, ChildGuard, RING_OLD};
 use oxmcp::client::{Client, Era, Protocol};
@@ -315,5 +316,79 @@ async fn our_client_calls_a_python_sdk_server_in_both_eras_over_stdio() {
             None => client,
         };
         call_the_python_server(answering_client(client), session, true, what).await;
+    }
+}
+
+/// The SDK's OAuth provider logs in to a server of this project through the standalone
+/// authorization server (installed by `.ci/oauth-server.sh`): discovery from the 401, the
+/// authorization code grant with PKCE and the resource, a token the server verifies, and a
+/// step-up when a tool needs a scope the token lacks; in both eras.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_client_logs_in_to_our_server_and_steps_up() {
+    use mcp_tests::oauth_server::{protected, AuthorizationServer};
+    let auth = AuthorizationServer::start(3600);
+    let server = mcp_tests::conformance::server(oxmcp::Server::builder())
+        .build()
+        .expect("the fixture server builds");
+    let url = protected(server, &auth.issuer, &["mcp:basic"]).await;
+    let mut grants = 0;
+    for (mode, version) in [("auto", "2026-07-28"), ("legacy", "2025-11-25")] {
+        let script = root().join("tests/python-sdk/oauth_client.py");
+        let run = tokio::process::Command::new(python())
+            .arg(script)
+            .args([url.as_str(), mode])
+            .kill_on_drop(true)
+            .output();
+        let out = tokio::time::timeout(Duration::from_secs(60), run)
+            .await
+            .unwrap_or_else(|_| panic!("the Python OAuth client ({mode}) took over a minute"))
+            .expect("the Python OAuth client starts");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "the Python OAuth client ({mode}) failed: {}\n{stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lines: Vec<Value> = stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect();
+        let step = |name: &str| -> &Value {
+            lines
+                .iter()
+                .find(|l| l["step"] == name)
+                .unwrap_or_else(|| panic!("{mode}: no {name} in {lines:?}"))
+        };
+        assert_eq!(step("connected")["version"], version, "{mode}");
+        assert_eq!(step("whoami")["text"], json!(["johndoe"]), "{mode}");
+        assert_eq!(step("admin")["text"], json!(["admin: johndoe"]), "{mode}");
+        // First the scope the server's 401 names, then that and `admin` (the 403's scope).
+        let seen = &step("authorizations")["seen"];
+        let scopes: Vec<&str> = seen
+            .as_array()
+            .expect("authorizations")
+            .iter()
+            .map(|a| a["scope"].as_str().unwrap_or(""))
+            .collect();
+        assert_eq!(scopes.first(), Some(&"mcp:basic"), "{mode}: {seen}");
+        assert!(
+            scopes.len() == 2 && scopes[1].split(' ').any(|s| s == "admin"),
+            "{mode}: no step-up to admin: {seen}"
+        );
+        for a in seen.as_array().expect("authorizations") {
+            assert_eq!(a["resource"], json!(url), "{mode}: {a}");
+            assert_eq!(a["code_challenge_method"], "S256", "{mode}: {a}");
+        }
+        // Each authorization was redeemed once at the token endpoint.
+        grants += 2;
+        let issued = auth.grants(grants);
+        assert_eq!(issued.len(), grants, "{mode}: {issued:?}");
+        assert!(
+            issued
+                .iter()
+                .all(|g| g.starts_with("grant authorization_code")),
+            "{mode}: {issued:?}"
+        );
     }
 }
