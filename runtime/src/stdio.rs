@@ -295,7 +295,7 @@ where
             if let Ok(value) = serde_json::from_slice::<Value>(&raw) {
                 if is_legacy_initialize(&value) {
                     let (reply, opened) =
-                        server.initialize(&value, limits.ask_timeout, limits.session_bytes);
+                        server.initialize(value, limits.ask_timeout, limits.session_bytes);
                     out.deliver(reply).await;
                     if let Some(opened) = opened {
                         let (server, opened2, out) = (server.clone(), opened.clone(), out.clone());

@@ -269,7 +269,7 @@ impl Sessions {
         if is_legacy_initialize(&message) {
             let (reply, opened) =
                 app.server
-                    .initialize(&message, limits.ask_timeout, limits.session_bytes);
+                    .initialize(message, limits.ask_timeout, limits.session_bytes);
             let Some(session) = opened else {
                 return Some(json_ok(reply, None));
             };

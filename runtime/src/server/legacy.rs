@@ -141,13 +141,13 @@ pub(crate) fn hello_members(
 /// The `_meta` members every request of a session carries, as JSON object members: its version,
 /// the client's capabilities and its `clientInfo`.
 #[cfg(feature = "http")]
-fn meta_members(version: &str, capabilities: &Value, client_info: &Value) -> String {
+fn meta_members(version: &'static str, capabilities: &str, client_info: &str) -> String {
+    // The keys and the version (one of `LEGACY_VERSIONS`) are constants that need no escaping.
     format!(
-        "{}:{},{}:{capabilities},{}:{client_info}",
-        json!(crate::wire::META_VERSION),
-        json!(version),
-        json!(crate::wire::META_CAPS),
-        json!(crate::wire::META_CLIENT_INFO),
+        r#""{}":"{version}","{}":{capabilities},"{}":{client_info}"#,
+        crate::wire::META_VERSION,
+        crate::wire::META_CAPS,
+        crate::wire::META_CLIENT_INFO,
     )
 }
 
@@ -174,14 +174,17 @@ impl Server {
     /// for its whole life and puts it in every request it serves.
     pub(crate) fn initialize(
         &self,
-        message: &Value,
+        mut message: Value,
         ask_timeout: Duration,
         budget: usize,
     ) -> (String, Option<Arc<Session>>) {
-        let id = message.get("id");
-        let Some(id) = id.filter(|i| i.is_string() || i.is_i64() || i.is_u64()) else {
-            let error = Error::invalid_request("initialize needs an id");
-            return (error_text(None, error), None);
+        // Cloned (a number or a short string): the params are taken apart below.
+        let id = match message.get("id") {
+            Some(id) if id.is_string() || id.is_i64() || id.is_u64() => id.clone(),
+            _ => {
+                let error = Error::invalid_request("initialize needs an id");
+                return (error_text(None, error), None);
+            }
         };
         if !self.legacy {
             // A modern-only server names the versions it supports.
@@ -192,36 +195,44 @@ impl Server {
             // The 2025 lifecycle's error for a version the server does not speak.
             let error = Error::invalid_params("Unsupported protocol version")
                 .with_data(json!({"supported": super::SUPPORTED_VERSIONS, "requested": requested}));
-            return (error_text(Some(id), error), None);
+            return (error_text(Some(&id), error), None);
         }
-        let params = message.get("params");
+        let mut params = message.get_mut("params");
         let version = negotiate(
             params
+                .as_ref()
                 .and_then(|p| p.get("protocolVersion"))
                 .and_then(Value::as_str),
         );
-        let field = |name: &str| match params.and_then(|p| p.get(name)) {
-            None => Ok(json!({})),
-            Some(v @ Value::Object(_)) => Ok(v.clone()),
+        // The session keeps both objects, taken out of the message (it is not read again), and
+        // their JSON text, written once: its size is what the budget counts.
+        let mut field = |name: &str| match params.as_deref_mut().and_then(|p| p.get_mut(name)) {
+            None => Ok((json!({}), "{}".to_string())),
+            Some(v @ Value::Object(_)) => {
+                let v = v.take();
+                let text = v.to_string();
+                Ok((v, text))
+            }
             Some(_) => Err(Error::invalid_params(format!(
                 "initialize: {name} must be an object"
             ))),
         };
         let (capabilities, client_info) = match (field("capabilities"), field("clientInfo")) {
             (Ok(c), Ok(i)) => (c, i),
-            (Err(e), _) | (_, Err(e)) => return (error_text(Some(id), e), None),
+            (Err(e), _) | (_, Err(e)) => return (error_text(Some(&id), e), None),
         };
-        let kept = crate::wire::json_len(&capabilities) + crate::wire::json_len(&client_info);
+        let ((capabilities, caps_text), (client_info, info_text)) = (capabilities, client_info);
+        let kept = caps_text.len() + info_text.len();
         if kept > budget {
             let error = Error::invalid_params(format!(
                 "initialize: capabilities and clientInfo take {kept} bytes; a session keeps at most {budget}"
             ));
-            return (error_text(Some(id), error), None);
+            return (error_text(Some(&id), error), None);
         }
         let session = Session {
             version: version.to_string(),
             #[cfg(feature = "http")]
-            meta_members: meta_members(version, &capabilities, &client_info),
+            meta_members: meta_members(version, &caps_text, &info_text),
             capabilities,
             client_info,
             log_level: Mutex::new(None),

@@ -80,7 +80,7 @@ pub(crate) fn to_value_text(
 }
 
 /// The length of `value` as JSON text, without keeping the text.
-#[cfg(any(feature = "http", feature = "stdio", feature = "tasks"))]
+#[cfg(feature = "tasks")]
 pub(crate) fn json_len(value: &(impl serde_core::Serialize + ?Sized)) -> usize {
     struct Count(usize);
     impl std::io::Write for Count {

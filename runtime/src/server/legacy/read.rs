@@ -176,7 +176,11 @@ mod tests {
         let client_info = json!({"name": "c", "version": "1"});
         Session {
             version: "2025-11-25".into(),
-            meta_members: super::super::meta_members("2025-11-25", &capabilities, &client_info),
+            meta_members: super::super::meta_members(
+                "2025-11-25",
+                &capabilities.to_string(),
+                &client_info.to_string(),
+            ),
             capabilities,
             client_info,
             log_level: Mutex::new(level.map(|l| json!(l))),
