@@ -240,8 +240,9 @@ async fn serve_until(
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "TCP_NODELAY not set");
         }
-        let connection =
-            graceful.watch(http.serve_connection(TokioIo::new(tcp), endpoint.on(peer)));
+        let on = endpoint.on(peer);
+        let service = hyper::service::service_fn(move |request| on.serve(request));
+        let connection = graceful.watch(http.serve_connection(TokioIo::new(tcp), service));
         connections.spawn(async move {
             if let Err(e) = connection.await {
                 tracing::debug!(error = %e, "connection ended with an error");
@@ -313,28 +314,48 @@ impl Endpoint {
     }
 }
 
-impl hyper::service::Service<axum::http::Request<hyper::body::Incoming>> for Endpoint {
-    type Response = Response;
-    type Error = std::convert::Infallible;
-    type Future =
-        std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response, Self::Error>> + Send>>;
+/// Where [`Endpoint::serve`] sends a request.
+enum Path {
+    /// A POST to the MCP path: every MCP message.
+    Post,
+    /// A GET (a 2025 session's stream) or DELETE (its end) on the MCP path.
+    Session,
+    /// Everything else, through the router.
+    Rest(hyper_util::service::TowerToHyperService<Router>),
+}
 
-    fn call(&self, mut request: axum::http::Request<hyper::body::Incoming>) -> Self::Future {
+impl Endpoint {
+    /// Serve one request of this endpoint's connection. The future is of one concrete type
+    /// (hyper's `service_fn` names it), so hyper keeps it in the slot it allocates once per
+    /// connection: a boxed future would cost every request an allocation of a few KiB, past
+    /// the allocator's per-thread cache of small blocks.
+    fn serve(
+        &self,
+        mut request: axum::http::Request<hyper::body::Incoming>,
+    ) -> impl std::future::Future<Output = Result<Response, std::convert::Infallible>> + Send + 'static
+    {
+        use axum::http::Method;
         let method = request.method();
         let mcp = request.uri().path() == self.app.core.config.path;
-        if mcp && method == axum::http::Method::POST {
-            // The peer goes straight to the handler: an extension would cost the request a map.
-            let (app, peer) = (self.app.clone(), self.peer);
-            Box::pin(async move { Ok(post_from(app, request, peer).await) })
-        } else if mcp && (method == axum::http::Method::GET || method == axum::http::Method::DELETE)
-        {
-            let (app, peer) = (self.app.clone(), self.peer);
-            Box::pin(async move { Ok(session_request(app, request, peer).await) })
+        let path = if mcp && method == Method::POST {
+            Path::Post
+        } else if mcp && (method == Method::GET || method == Method::DELETE) {
+            Path::Session
         } else {
+            // The peer goes straight to the MCP handlers (an extension would cost the request
+            // a map), and to the router in the request's extensions.
             if let Some(peer) = self.peer {
                 request.extensions_mut().insert(Peer(peer));
             }
-            Box::pin(self.rest.call(request))
+            Path::Rest(self.rest.clone())
+        };
+        let (app, peer) = (self.app.clone(), self.peer);
+        async move {
+            match path {
+                Path::Post => Ok(post_from(app, request, peer).await),
+                Path::Session => Ok(session_request(app, request, peer).await),
+                Path::Rest(rest) => hyper::service::Service::call(&rest, request).await,
+            }
         }
     }
 }
