@@ -717,7 +717,7 @@ async fn run_c1(mode: C1, d: Duration, reps: usize) -> Result<(), String> {
                 Ok(t) => format!("{t} µs"),
                 Err(_) => "unreadable".into(),
             };
-            format!("on {cpus} CPUs with the host's idle states (`load halting`: nothing holds the CPU latency request, whose target is {target}; where an idle CPU halts, as this host's vCPUs do at once, every request waits for the server's CPU and then the generator's to wake")
+            format!("on {cpus} CPUs with the host's idle states (`load halting`: nothing holds the CPU latency request, whose target is {target}; where an idle CPU halts (the machine line above says how long this host's vCPUs poll first), every request waits for the server's CPU and then the generator's to wake")
         }
     };
     // ours, fixture, rmcp, then the floor, which serves the plain call only.
