@@ -32,24 +32,24 @@ fn python() -> PathBuf {
     python
 }
 
-/// Run the SDK's client against `target` in `mode`; the JSON lines it printed. Panics with its
-/// output when it fails or takes over a minute.
-async fn python_client(target: &str, mode: &str) -> Vec<Value> {
-    let script = root().join("tests/python-sdk/client.py");
+/// Run the script `tests/python-sdk/NAME` with `args` under the SDK's Python (a stdio server it
+/// starts gets the test key ring); the JSON lines it printed. Panics with its output when it
+/// fails or takes over a minute.
+async fn python_script(name: &str, args: &[&str]) -> Vec<Value> {
     let run = tokio::process::Command::new(python())
-        .arg(script)
-        .args([target, mode])
+        .arg(root().join("tests/python-sdk").join(name))
+        .args(args)
         .env("MCP_STATE_KEYS", RING_OLD)
         .kill_on_drop(true)
         .output();
     let out = tokio::time::timeout(Duration::from_secs(60), run)
         .await
-        .unwrap_or_else(|_| panic!("the Python client ({mode}, {target}) took over a minute"))
-        .expect("the Python client starts");
+        .unwrap_or_else(|_| panic!("{name} {args:?} took over a minute"))
+        .unwrap_or_else(|e| panic!("{name} {args:?} does not start: {e}"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
-        "the Python client ({mode}, {target}) failed: {}\n{stdout}\n{}",
+        "{name} {args:?} failed: {}\n{stdout}\n{}",
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
@@ -57,6 +57,11 @@ async fn python_client(target: &str, mode: &str) -> Vec<Value> {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
+}
+
+/// Run the SDK's client against `target` in `mode`; the JSON lines it printed.
+async fn python_client(target: &str, mode: &str) -> Vec<Value> {
+    python_script("client.py", &[target, mode]).await
 }
 
 /// What the SDK's client must have seen from the fixture server at `version`.
@@ -333,27 +338,7 @@ async fn the_python_sdk_client_logs_in_to_our_server_and_steps_up() {
     let url = protected(server, &auth.issuer, &["mcp:basic"]).await;
     let mut grants = 0;
     for (mode, version) in [("auto", "2026-07-28"), ("legacy", "2025-11-25")] {
-        let script = root().join("tests/python-sdk/oauth_client.py");
-        let run = tokio::process::Command::new(python())
-            .arg(script)
-            .args([url.as_str(), mode])
-            .kill_on_drop(true)
-            .output();
-        let out = tokio::time::timeout(Duration::from_secs(60), run)
-            .await
-            .unwrap_or_else(|_| panic!("the Python OAuth client ({mode}) took over a minute"))
-            .expect("the Python OAuth client starts");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "the Python OAuth client ({mode}) failed: {}\n{stdout}\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let lines: Vec<Value> = stdout
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-            .collect();
+        let lines = python_script("oauth_client.py", &[url.as_str(), mode]).await;
         let step = |name: &str| -> &Value {
             lines
                 .iter()
