@@ -9,7 +9,9 @@
 //! authorization server by `.ci/oauth-server.sh`; the tests fail without them. Run with
 //! `cargo test -p mcp-tests --features python-sdk-tests --test python_sdk`.
 
-use mcp_tests::support::{answering_client, free_port, text, wait_for_port, ChildGuard, RING_OLD};
+use mcp_tests::support::{
+    answering_client, free_port, spawn_http_server, text, wait_for_port, ChildGuard, RING_OLD,
+};
 use oxmcp::client::{Client, Era, Protocol};
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -80,13 +82,13 @@ fn check_python_client(lines: &[Value], version: &str, what: &str) {
     ] {
         assert!(names.contains(&json!(tool)), "{what}: {tool} is not listed");
     }
-    let calls: Vec<(String, bool, String)> = step("tools/call")
+    let calls: Vec<(&str, bool, &str)> = step("tools/call")
         .iter()
         .map(|c| {
             (
-                c["tool"].as_str().unwrap_or("").to_string(),
+                c["tool"].as_str().unwrap_or(""),
                 c["is_error"].as_bool().unwrap_or(false),
-                c["text"][0].as_str().unwrap_or("").to_string(),
+                c["text"][0].as_str().unwrap_or(""),
             )
         })
         .collect();
@@ -132,10 +134,6 @@ fn check_python_client(lines: &[Value], version: &str, what: &str) {
             "This tool intentionally returns an error for testing",
         ),
     ];
-    let want: Vec<(String, bool, String)> = want
-        .iter()
-        .map(|(t, e, x)| (t.to_string(), *e, x.to_string()))
-        .collect();
     assert_eq!(calls, want, "{what}");
     assert_eq!(
         step("prompts/get")[0]["text"],
@@ -194,17 +192,10 @@ fn check_python_client(lines: &[Value], version: &str, what: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_sdk_client_is_served_in_both_eras_over_http() {
-    let port = free_port();
-    let _server = ChildGuard(
-        Command::new(env!("CARGO_BIN_EXE_conformance-server"))
-            .args(["--port", &port.to_string()])
-            .env("MCP_STATE_KEYS", RING_OLD)
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the fixture server starts"),
-    );
-    wait_for_port(port);
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    let (_server, url) =
+        spawn_http_server(env!("CARGO_BIN_EXE_conformance-server"), RING_OLD, |_| {
+            Vec::new()
+        });
     let modern = python_client(&url, "auto").await;
     check_python_client(&modern, "2026-07-28", "HTTP, auto");
     let legacy = python_client(&url, "legacy").await;

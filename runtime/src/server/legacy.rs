@@ -217,11 +217,11 @@ impl Server {
                 "initialize: {name} must be an object"
             ))),
         };
-        let (capabilities, client_info) = match (field("capabilities"), field("clientInfo")) {
-            (Ok(c), Ok(i)) => (c, i),
-            (Err(e), _) | (_, Err(e)) => return (error_text(Some(&id), e), None),
-        };
-        let ((capabilities, caps_text), (client_info, info_text)) = (capabilities, client_info);
+        let ((capabilities, caps_text), (client_info, info_text)) =
+            match (field("capabilities"), field("clientInfo")) {
+                (Ok(c), Ok(i)) => (c, i),
+                (Err(e), _) | (_, Err(e)) => return (error_text(Some(&id), e), None),
+            };
         let kept = caps_text.len() + info_text.len();
         if kept > budget {
             let error = Error::invalid_params(format!(
