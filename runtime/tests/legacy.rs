@@ -589,6 +589,84 @@ impl Stream {
     }
 }
 
+/// The answers a 2025 client POSTs are read without a JSON tree when they can be; every other
+/// way of writing them still reaches the ask, and notifications are taken.
+#[tokio::test]
+async fn a_legacy_http_sessions_answers_reach_their_asks_however_they_are_written() {
+    let s = server();
+    let (url, addr) = http(s.clone()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}, "sampling": {}},
+        "clientInfo": {"name": "legacy-http", "version": "1"}}});
+    let (_, headers, _) = post(&url, None, init).await;
+    let session = headers
+        .iter()
+        .find(|(k, _)| k == "mcp-session-id")
+        .map(|(_, v)| v.clone())
+        .expect("an Mcp-Session-Id");
+    let raw = |body: String| {
+        let url = url.clone();
+        let session = session.clone();
+        async move {
+            let headers = [
+                ("accept", "application/json, text/event-stream"),
+                ("mcp-protocol-version", "2025-11-25"),
+                ("mcp-session-id", session.as_str()),
+            ];
+            mcp_tests::support::post(&url, body.into_bytes(), &headers).await
+        }
+    };
+    // Notifications, written in any order, are taken.
+    for note in [
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{ "params" : {"progressToken": 1, "progress": 1}, "method":"notifications/progress", "jsonrpc":"2.0" }"#,
+    ] {
+        assert_eq!(raw(note.to_string()).await.0, 202, "{note}");
+    }
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "plan_trip", "arguments": {"city": "Oslo"}}});
+    let mut stream = Stream::open(addr, &session, "POST", Some(call)).await;
+    let ask = stream.next().await;
+    assert_eq!(ask["method"], "elicitation/create", "{ask}");
+    // The id written with an escape: the same string, read the slower way.
+    let id = ask["id"].as_str().expect("a string id");
+    let escaped = serde_json::to_string(id)
+        .unwrap()
+        .replacen('-', "\\u002d", 1);
+    assert_ne!(escaped, serde_json::to_string(id).unwrap());
+    let answer = format!(
+        r#"{{"jsonrpc":"2.0","result":{{"action":"accept","content":{{"name":"Ada"}}}},"id":{escaped}}}"#
+    );
+    assert_eq!(raw(answer).await.0, 202);
+    // The second ask is answered with an error: the tool fails as a tool error.
+    let ask = stream.next().await;
+    assert_eq!(ask["method"], "sampling/createMessage", "{ask}");
+    let refusal = json!({"jsonrpc": "2.0", "id": ask["id"],
+                         "error": {"code": -1, "message": "the user declined"}});
+    assert_eq!(raw(refusal.to_string()).await.0, 202);
+    let done = stream.next().await;
+    assert_eq!(done["id"], 2, "{done}");
+    assert_eq!(done["result"]["isError"], true, "{done}");
+    // The same call answered as written by the fast path: the tool finishes.
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                      "params": {"name": "plan_trip", "arguments": {"city": "Oslo"}}});
+    let mut stream = Stream::open(addr, &session, "POST", Some(call)).await;
+    let ask = stream.next().await;
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"],
+                        "result": {"action": "accept", "content": {"name": "Ada"}}});
+    assert_eq!(raw(answer.to_string()).await.0, 202);
+    let ask = stream.next().await;
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": sampled("Fjords!")});
+    assert_eq!(raw(answer.to_string()).await.0, 202);
+    let done = stream.next().await;
+    assert_eq!(done["id"], 3);
+    let text = done["result"]["content"][0]["text"].as_str().unwrap_or("");
+    assert!(
+        text.starts_with("Ada to Oslo, booking B") && text.ends_with(": Fjords!"),
+        "{done}"
+    );
+}
+
 #[tokio::test]
 async fn a_legacy_http_session_serves_the_same_handler_with_real_requests() {
     let s = server();

@@ -10,14 +10,25 @@ use super::respond::Refusal;
 use crate::handler::Principal;
 use axum::body::Bytes;
 use axum::extract::{FromRef, FromRequestParts};
+use axum::http::header::{self, AsHeaderName, HeaderName};
 use axum::http::request::Parts;
-use axum::http::{header, HeaderMap};
+use axum::http::HeaderMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 /// The `Mcp-Session-Id` header, which names a 2025-era session.
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+
+/// The headers read on every request, as parsed names: a lookup by `&str` parses and checks
+/// the name each time.
+pub(crate) static SESSION: HeaderName = HeaderName::from_static(SESSION_HEADER);
+/// `MCP-Protocol-Version`.
+pub(crate) static PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+/// `Mcp-Method`, which a 2026-07-28 request's method must match.
+pub(crate) static METHOD: HeaderName = HeaderName::from_static("mcp-method");
+/// `Mcp-Name`, which a 2026-07-28 request's tool, prompt or resource must match.
+pub(crate) static NAME: HeaderName = HeaderName::from_static("mcp-name");
 
 /// The address of the connection a request came on, put in its extensions by
 /// [`serve_listener`](super::serve_listener). A router mounted elsewhere may give
@@ -26,7 +37,7 @@ pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 pub(crate) struct Peer(pub(crate) SocketAddr);
 
 /// A value of a request header, trimmed, if it is text.
-pub(crate) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+pub(crate) fn header_str(headers: &HeaderMap, name: impl AsHeaderName) -> Option<&str> {
     headers
         .get(name)
         .and_then(|v| v.to_str().ok())
@@ -92,15 +103,14 @@ where
 
 fn check_host(headers: &HeaderMap, config: &HttpConfig) -> Result<CheckedHost, Refusal> {
     if !config.allowed_hosts.is_empty() {
-        match headers.get_all(header::HOST).iter().count() {
-            1 => {}
-            0 => return Err(Refusal::BadHost("missing Host header")),
-            _ => return Err(Refusal::BadHost("more than one Host header")),
-        }
-        for v in headers.get_all(header::HOST) {
-            if !host_allowed(v.to_str().unwrap_or(""), &config.allowed_hosts) {
-                return Err(Refusal::NotAllowed("host"));
-            }
+        let mut hosts = headers.get_all(header::HOST).into_iter();
+        let host = match (hosts.next(), hosts.next()) {
+            (Some(host), None) => host,
+            (None, _) => return Err(Refusal::BadHost("missing Host header")),
+            (Some(_), Some(_)) => return Err(Refusal::BadHost("more than one Host header")),
+        };
+        if !host_allowed(host.to_str().unwrap_or(""), &config.allowed_hosts) {
+            return Err(Refusal::NotAllowed("host"));
         }
     }
     if !config.allowed_origins.is_empty() {
@@ -268,9 +278,9 @@ pub(crate) enum Route<'a> {
 
 impl<'a> Route<'a> {
     pub(crate) fn of(headers: &'a HeaderMap) -> Route<'a> {
-        let version = header_str(headers, "mcp-protocol-version");
+        let version = header_str(headers, &PROTOCOL_VERSION);
         let legacy = version.is_none_or(|v| crate::LEGACY_VERSIONS.contains(&v));
-        match header_str(headers, SESSION_HEADER) {
+        match header_str(headers, &SESSION) {
             Some(id) if legacy => Route::Session(id),
             _ => Route::Stateless,
         }

@@ -4,7 +4,7 @@
 //! read cannot take may be 2025-era: an `initialize` opens a session.
 
 use super::config::Core;
-use super::edge::{header_str, insufficient_scope, Caller};
+use super::edge::{header_str, insufficient_scope, Caller, METHOD, NAME, PROTOCOL_VERSION};
 use super::quota::InFlight;
 use super::respond::reply_response;
 use super::session::Sessions;
@@ -32,7 +32,7 @@ pub(crate) async fn post(
     // needs its session. A POST without a 2026 version header is looked at as such before the
     // modern read (a modern body is never taken for a 2025 one), so a 2025 client's
     // `initialize` is read once; one with it, only when the modern read refuses it.
-    let version = header_str(&headers, "mcp-protocol-version");
+    let version = header_str(&headers, &PROTOCOL_VERSION);
     let legacy_header = version.is_none_or(|v| crate::LEGACY_VERSIONS.contains(&v));
     let read = (!legacy_header).then(|| app.server.read(body));
     if read
@@ -109,7 +109,7 @@ fn check_param_headers(
 
 /// Compare the MCP headers with the request; the mismatch, if any.
 fn check_headers(headers: &HeaderMap, head: RequestHead<'_>) -> Result<(), String> {
-    match (header_str(headers, "mcp-protocol-version"), head.version) {
+    match (header_str(headers, &PROTOCOL_VERSION), head.version) {
         (None, _) => return Err("missing MCP-Protocol-Version header".into()),
         (Some(h), Some(v)) if h != v => {
             return Err(format!(
@@ -119,7 +119,7 @@ fn check_headers(headers: &HeaderMap, head: RequestHead<'_>) -> Result<(), Strin
         _ => {}
     }
     let method = head.method;
-    match header_str(headers, "mcp-method") {
+    match header_str(headers, &METHOD) {
         None => return Err("missing Mcp-Method header".into()),
         Some(h) if h != method => {
             return Err(format!(
@@ -129,7 +129,7 @@ fn check_headers(headers: &HeaderMap, head: RequestHead<'_>) -> Result<(), Strin
         _ => {}
     }
     if let Some(field) = name_field(method) {
-        match (header_str(headers, "mcp-name"), head.name) {
+        match (header_str(headers, &NAME), head.name) {
             (None, Some(_)) => return Err("missing Mcp-Name header".into()),
             (Some(h), Some(b)) if h != b => {
                 return Err(format!(
@@ -160,7 +160,7 @@ fn check_request(server: &Server, headers: &HeaderMap, incoming: &Incoming) -> R
         // Neither carries `_meta` to check the header against, but a version no era has is
         // still refused (400), as the transport requires of every POST.
         Incoming::Notification(_) | Incoming::Response => {
-            let Some(v) = header_str(headers, "mcp-protocol-version") else {
+            let Some(v) = header_str(headers, &PROTOCOL_VERSION) else {
                 return Ok(());
             };
             let legacy: &[&str] = if server.serves_legacy() {

@@ -16,12 +16,14 @@
 //! requests need no such thing.
 
 use super::config::Core;
-use super::edge::{header_str, insufficient_scope, Caller, SESSION_HEADER};
+use super::edge::{
+    header_str, insufficient_scope, Caller, PROTOCOL_VERSION, SESSION, SESSION_HEADER,
+};
 use super::quota::{CallerKey, InFlight};
 use super::respond::{json_response, Refusal};
 use crate::http::event_log::{self, parse_event_id, EventLog};
 use crate::http::sse::counted;
-use crate::server::legacy::{is_legacy_initialize, LegacyRequest, Session};
+use crate::server::legacy::{is_legacy_initialize, Session, SessionMessage};
 use crate::transport::Limits;
 use crate::wire::{lock, Notifier};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -279,7 +281,8 @@ impl Sessions {
             });
         }
         let modern_meta = message
-            .pointer("/params/_meta")
+            .get("params")
+            .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get(crate::wire::META_VERSION))
             .is_some();
         // Without a version header the message is 2025-03-26's (the 2025-06-18 rule; every
@@ -316,18 +319,27 @@ impl Sessions {
         if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
             return Refusal::Batch.into_response();
         }
-        // The common case, a request the handlers answer, is read without a JSON tree.
-        if let Some(request) = LegacyRequest::read(body) {
-            if let Some(text) = request.with_session_meta(&entry.session) {
-                let head = Head {
-                    method: request.method(),
-                    key: request.id_text().to_string(),
-                    tool: request.name(),
-                };
-                return self
-                    .request(app, entry, head, Body::Text(text), caller, in_flight)
-                    .await;
+        // The common cases, a request the handlers answer, a response to the session's request
+        // and a notification, are read without a JSON tree.
+        match SessionMessage::read(body) {
+            Some(SessionMessage::Request(request)) => {
+                if let Some(text) = request.with_session_meta(&entry.session) {
+                    let head = Head {
+                        method: request.method(),
+                        key: request.id_text().to_string(),
+                        tool: request.name(),
+                    };
+                    return self
+                        .request(app, entry, head, Body::Text(text), caller, in_flight)
+                        .await;
+                }
             }
+            Some(SessionMessage::Response(response)) => {
+                app.server.accept_response(&entry.session, response);
+                return StatusCode::ACCEPTED.into_response();
+            }
+            Some(SessionMessage::Notification) => return StatusCode::ACCEPTED.into_response(),
+            None => {}
         }
         let message = match serde_json::from_slice::<Value>(body) {
             Ok(message) => message,
@@ -340,7 +352,7 @@ impl Sessions {
         let method = message.get("method").and_then(Value::as_str);
         // A cancellation is a notification; with an id it is a request, answered as one.
         if method == Some("notifications/cancelled") && message.get("id").is_none() {
-            entry.cancel(message.pointer("/params/requestId"));
+            entry.cancel(message.get("params").and_then(|p| p.get("requestId")));
         }
         let (Some(method), Some(id)) = (method, message.get("id")) else {
             // Responses and notifications: accepted. Anything else is no JSON-RPC message.
@@ -359,7 +371,8 @@ impl Sessions {
             method: &method,
             key: id.to_string(),
             tool: message
-                .pointer("/params/name")
+                .get("params")
+                .and_then(|p| p.get("name"))
                 .and_then(Value::as_str)
                 .map(|t| Cow::Owned(t.to_string())),
         };
@@ -434,7 +447,7 @@ impl Sessions {
     /// GET: the standalone SSE stream of the caller's session, or with `Last-Event-ID` the
     /// rest of the stream that event belongs to; 405 without a session header.
     pub(crate) fn get_stream(&self, app: &Core, headers: &HeaderMap, caller: &Caller) -> Response {
-        let Some(session_id) = header_str(headers, SESSION_HEADER) else {
+        let Some(session_id) = header_str(headers, &SESSION) else {
             return Refusal::MethodNotAllowed.into_response();
         };
         let limits = &app.config.limits;
@@ -499,7 +512,7 @@ impl Sessions {
     /// DELETE: end the caller's session; 405 without a session header, 400 with a version
     /// header that is not the session's.
     pub(crate) fn delete(&self, headers: &HeaderMap, caller: &Caller) -> Response {
-        let Some(session_id) = header_str(headers, SESSION_HEADER) else {
+        let Some(session_id) = header_str(headers, &SESSION) else {
             return Refusal::MethodNotAllowed.into_response();
         };
         let entry = match self.get(session_id, caller) {
@@ -519,7 +532,7 @@ impl Sessions {
 /// The version header of a request in a session, when sent, must name the session's version
 /// (the 2025 transport answers any other with 400).
 fn check_version(headers: &HeaderMap, entry: &Entry) -> Result<(), Refusal> {
-    match header_str(headers, "mcp-protocol-version") {
+    match header_str(headers, &PROTOCOL_VERSION) {
         Some(sent) if sent != entry.session.version => Err(Refusal::SessionVersion {
             sent: sent.to_string(),
             session: entry.session.version.clone(),

@@ -65,13 +65,14 @@ where
 {
     let step = with_call(|call| {
         let mut st = call.lock();
-        let key = st.key(kind, site, explicit.as_deref());
+        // A legacy session asks in place: no key, since nothing is recorded or replayed.
         if let Some(live) = st.live.clone() {
             if !supported(st.info.capabilities()) {
                 return Step::Missing;
             }
             return Step::Live(live, Box::new(request()));
         }
+        let key = st.key(kind, site, explicit.as_deref());
         if let Some(v) = st.journal.get(&key) {
             let recorded = serde_json::from_str::<R>(v.get()).ok().map(R::into);
             if let Some((t, _)) = recorded.as_ref().and_then(|v| parse(v, true)) {
@@ -117,8 +118,8 @@ where
             // An unusable answer (wrong type, unknown action or role) is asked again, a few
             // times, as a modern request would be.
             for _ in 0..3 {
-                let value = live.request(&request).await?;
-                let answer = crate::wire::from_value_text::<InputResponse>(&value).ok();
+                let result = live.request(&request).await?;
+                let answer = serde_json::from_str::<InputResponse>(result.get()).ok();
                 if let Some((t, _)) = answer.as_ref().and_then(|v| parse(v, false)) {
                     return Ok(t);
                 }

@@ -147,10 +147,17 @@ impl CallState {
         let base = match explicit {
             Some(k) => k.to_string(),
             None => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
                 let digest =
                     Sha256::digest(format!("{}:{}:{}", site.file(), site.line(), site.column()));
-                let hex: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
-                format!("{kind}-{hex}")
+                let mut base = String::with_capacity(kind.len() + 9);
+                base.push_str(kind);
+                base.push('-');
+                for b in &digest[..4] {
+                    base.push(char::from(HEX[usize::from(b >> 4)]));
+                    base.push(char::from(HEX[usize::from(b & 15)]));
+                }
+                base
             }
         };
         let n = self.occurrences.entry(base.clone()).or_default();

@@ -6,6 +6,7 @@
 use crate::handler::AskError;
 use crate::wire::{lock, Notifier};
 use oxmcp_schema::{Error, InputRequest};
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -13,11 +14,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::oneshot;
 
+/// A client's response to one of the session's requests: its result's JSON text, or its error.
+pub(crate) type Answer = Result<Box<RawValue>, Error>;
+
 /// A session's requests to its client that await a response, by id.
 #[derive(Debug)]
 pub(crate) struct Outbound {
     next: AtomicU64,
-    waiting: Mutex<HashMap<String, oneshot::Sender<Result<Value, Error>>>>,
+    /// The result's JSON text, or the error, for each request that waits.
+    waiting: Mutex<HashMap<String, oneshot::Sender<Answer>>>,
     /// How long an ask waits for the client's response.
     timeout: Duration,
     /// Set when the session is gone: an ask made after that fails at once.
@@ -38,7 +43,7 @@ impl Outbound {
     /// Hand the client's response to the request with this id (its JSON text); false if no
     /// request of this session waits for it.
     #[cfg(any(feature = "http", feature = "stdio"))]
-    pub(crate) fn resolve(&self, id: &str, outcome: Result<Value, Error>) -> bool {
+    pub(crate) fn resolve(&self, id: &str, outcome: Answer) -> bool {
         match lock(&self.waiting).remove(id) {
             Some(tx) => tx.send(outcome).is_ok(),
             None => false,
@@ -82,8 +87,8 @@ impl Drop for Waiting<'_> {
 }
 
 impl Live {
-    /// Send `request` to the client and wait for its result.
-    pub(crate) async fn request(&self, request: &InputRequest) -> Result<Value, AskError> {
+    /// Send `request` to the client and wait for its result's JSON text.
+    pub(crate) async fn request(&self, request: &InputRequest) -> Result<Box<RawValue>, AskError> {
         let n = self.outbound.next.fetch_add(1, Ordering::Relaxed);
         let id_value = json!(format!("mcp-server-{n}"));
         let id = id_value.to_string();

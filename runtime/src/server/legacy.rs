@@ -21,7 +21,7 @@ pub use super::LEGACY_VERSIONS;
 #[cfg(feature = "http")]
 mod read;
 #[cfg(feature = "http")]
-pub(crate) use read::LegacyRequest;
+pub(crate) use read::{LegacyResponse, SessionMessage};
 
 /// One legacy connection (a stdio process) or HTTP session: what `initialize` fixed, and what
 /// the client set since.
@@ -65,7 +65,8 @@ impl Session {
 pub(crate) fn is_legacy_initialize(message: &Value) -> bool {
     message.get("method").and_then(Value::as_str) == Some("initialize")
         && message
-            .pointer("/params/_meta")
+            .get("params")
+            .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get(crate::wire::META_VERSION))
             .is_none()
 }
@@ -143,12 +144,21 @@ pub(crate) fn hello_members(
 #[cfg(feature = "http")]
 fn meta_members(version: &'static str, capabilities: &str, client_info: &str) -> String {
     // The keys and the version (one of `LEGACY_VERSIONS`) are constants that need no escaping.
-    format!(
-        r#""{}":"{version}","{}":{capabilities},"{}":{client_info}"#,
+    let parts = [
+        "\"",
         crate::wire::META_VERSION,
+        "\":\"",
+        version,
+        "\",\"",
         crate::wire::META_CAPS,
+        "\":",
+        capabilities,
+        ",\"",
         crate::wire::META_CLIENT_INFO,
-    )
+        "\":",
+        client_info,
+    ];
+    parts.concat()
 }
 
 /// The version a legacy client asked for if it is served, else the newest legacy version.
@@ -189,7 +199,8 @@ impl Server {
         if !self.legacy {
             // A modern-only server names the versions it supports.
             let requested = message
-                .pointer("/params/protocolVersion")
+                .get("params")
+                .and_then(|p| p.get("protocolVersion"))
                 .and_then(Value::as_str)
                 .unwrap_or("");
             // The 2025 lifecycle's error for a version the server does not speak.
@@ -239,10 +250,17 @@ impl Server {
             subscriptions: Mutex::default(),
             outbound: Arc::new(Outbound::new(ask_timeout)),
         };
-        let reply = format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"protocolVersion":"{version}",{}}}}}"#,
-            self.legacy_hello
-        );
+        let id_text = id.to_string();
+        let reply = [
+            r#"{"jsonrpc":"2.0","id":"#,
+            &id_text,
+            r#","result":{"protocolVersion":""#,
+            version,
+            "\",",
+            &self.legacy_hello,
+            "}}",
+        ]
+        .concat();
         tracing::info!(version, "legacy session opened");
         (reply, Some(Arc::new(session)))
     }
@@ -258,7 +276,8 @@ impl Server {
             return;
         };
         let outcome = match (message.remove("result"), message.remove("error")) {
-            (Some(result), None) => Ok(result),
+            (Some(result), None) => serde_json::value::to_raw_value(&result)
+                .map_err(|e| Error::internal(format!("the client's result: {e}"))),
             (None, Some(error)) => Err(crate::wire::from_value_text::<Error>(&error)
                 .unwrap_or_else(|_| Error::internal("the client answered with an error"))),
             _ => Err(Error::invalid_request(
@@ -267,6 +286,23 @@ impl Server {
         };
         if !session.outbound.resolve(&id, outcome) {
             tracing::debug!(%id, "a response to no waiting request; ignored");
+        }
+    }
+
+    /// Hand a client's response, read without a JSON tree, to the ask of `session` that waits
+    /// for it (as [`Server::accept_legacy`] does for a parsed one).
+    #[cfg(feature = "http")]
+    pub(crate) fn accept_response(&self, session: &Session, response: LegacyResponse<'_>) {
+        let outcome = match response.outcome {
+            Ok(result) => Ok(result.to_owned()),
+            Err(error) => Err(serde_json::from_str::<Error>(error.get())
+                .unwrap_or_else(|_| Error::internal("the client answered with an error"))),
+        };
+        if !session.outbound.resolve(response.id, outcome) {
+            tracing::debug!(
+                id = response.id,
+                "a response to no waiting request; ignored"
+            );
         }
     }
 

@@ -65,13 +65,7 @@ impl Server {
         // A call that may become a task keeps its arguments for the task's record; any other
         // gives them to the handler.
         let task_parts = task.is_some().then(|| (meta.clone(), arguments.clone()));
-        let bound = bind(
-            methods::TOOLS_CALL,
-            &name,
-            Some(&arguments),
-            principal,
-            &meta,
-        );
+        let bound = bind(methods::TOOLS_CALL, &name, Some(&arguments), &caller, &meta);
         let task_gate = if task.is_some() {
             TaskGate::Request
         } else {
@@ -138,7 +132,7 @@ impl Server {
             methods::PROMPTS_GET,
             &name,
             Some(&arguments),
-            principal,
+            &caller,
             &meta,
         );
         Box::pin(async move {
@@ -188,7 +182,7 @@ impl Server {
             return ready(Reply::error(Some(id), resource_not_found(&uri)));
         };
         let (handler, fingerprint) = (resource.handler.clone(), resource.fingerprint);
-        let bound = bind(methods::RESOURCES_READ, &uri, None, principal, &meta);
+        let bound = bind(methods::RESOURCES_READ, &uri, None, &caller, &meta);
         Box::pin(async move {
             let round = Round {
                 method: methods::RESOURCES_READ,

@@ -114,8 +114,9 @@ pub(super) struct Round<'a> {
     pub(super) method: &'static str,
     /// The tool or prompt name, or the resource URI.
     pub(super) target: &'a str,
-    /// The digest of what the state is bound to (see [`bind`]).
-    pub(super) bound: BindingDigest,
+    /// The digest of what the state is bound to (see [`bind`]); none for a call in a legacy
+    /// session, which carries and seals no state.
+    pub(super) bound: Option<BindingDigest>,
     /// Boxed: about 1 KiB that would otherwise be moved with every future that holds a round.
     pub(super) meta: Box<RequestMetaObject>,
     pub(super) responses: InputResponses,
@@ -130,23 +131,28 @@ pub(super) struct Round<'a> {
 
 /// What this request's `requestState` is bound to, hashed once: it opens the state the request
 /// carries and seals the next. Computed before the handler starts so that the handler can own the
-/// arguments.
+/// arguments. None for a call in a legacy session: its asks are answered in place, so it opens
+/// no state and seals none, and the hash would be thrown away.
 pub(super) fn bind(
     method: &str,
     target: &str,
     arguments: Option<&Map<String, Value>>,
-    principal: Option<&Principal>,
+    caller: &Caller<'_>,
     meta: &RequestMetaObject,
-) -> BindingDigest {
-    let principal = principal.map(Principal::binding_key);
-    Binding {
+) -> Option<BindingDigest> {
+    if caller.live.is_some() {
+        return None;
+    }
+    let principal = caller.principal.map(Principal::binding_key);
+    let digest = Binding {
         method,
         target,
         arguments,
         principal: principal.as_deref(),
         protocol_version: &meta.protocol_version,
     }
-    .digest()
+    .digest();
+    Some(digest)
 }
 
 /// The reply of a call that may take rounds: boxed, and small (see [`Server::call_tool`]).
@@ -225,18 +231,20 @@ impl Server {
         // The opened token, whose single use is given back if this retry is refused before it
         // has any effect.
         let mut claim = None;
-        let opened = match (&state, now) {
-            (Some(token), Some(now)) => Some(match self.codec.open_bound(token, &bound, now) {
-                Ok(sealed) => match self.codec.claim_shared(&sealed).await {
-                    Ok(()) => Ok(sealed),
-                    Err(e) => {
-                        // Refused by the shared check: this instance's claim is given back.
-                        self.codec.release_local(&sealed);
-                        Err(e)
-                    }
-                },
-                Err(e) => Err(e),
-            }),
+        let opened = match (&state, now, &bound) {
+            (Some(token), Some(now), Some(bound)) => {
+                Some(match self.codec.open_bound(token, bound, now) {
+                    Ok(sealed) => match self.codec.claim_shared(&sealed).await {
+                        Ok(()) => Ok(sealed),
+                        Err(e) => {
+                            // Refused by the shared check: this instance's claim is given back.
+                            self.codec.release_local(&sealed);
+                            Err(e)
+                        }
+                    },
+                    Err(e) => Err(e),
+                })
+            }
             _ => None,
         };
         let mut journal = match opened {
@@ -356,6 +364,14 @@ impl Server {
                 if let Ok(raw) = Recorded::of(&keys) {
                     journal.insert(ASKED.to_string(), raw);
                 }
+                // Only a call that asks in rounds suspends; one in a legacy session asks in
+                // place and has no binding to seal to.
+                let Some(bound) = bound else {
+                    release(&self.codec);
+                    return Err(Error::internal(
+                        "a call in a legacy session cannot take rounds",
+                    ));
+                };
                 let sealed = self
                         .codec
                         .seal_bound(&bound, &fingerprint, &journal, now.unwrap_or_else(unix_now))

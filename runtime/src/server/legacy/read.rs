@@ -36,12 +36,65 @@ pub(crate) struct LegacyRequest<'a> {
     id: &'a RawValue,
 }
 
-impl<'a> LegacyRequest<'a> {
-    /// Read `bytes` as a request the handlers answer, if it is one this way can take.
+/// A message of a legacy session read from its bytes without building a JSON tree, when it is
+/// one of the kinds this way can take (the rest are read as a `serde_json::Value`).
+pub(crate) enum SessionMessage<'a> {
+    /// A request the handlers answer.
+    Request(LegacyRequest<'a>),
+    /// A notification the session has nothing to do for: any but `notifications/cancelled`.
+    Notification,
+    /// A response to one of the session's requests to the client.
+    Response(LegacyResponse<'a>),
+}
+
+/// A client's response to one of the session's requests, read without a JSON tree: the id as
+/// it was sent (an integer, or a string without escapes) and the result's or the error's JSON
+/// text.
+pub(crate) struct LegacyResponse<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) outcome: Result<&'a RawValue, &'a RawValue>,
+}
+
+impl<'a> SessionMessage<'a> {
+    /// Read `bytes`, if they are a message this way can take.
     pub(crate) fn read(bytes: &'a [u8]) -> Option<Self> {
         let members: Members<'a> = serde_json::from_slice(bytes).ok()?;
-        let method: &'a str = serde_json::from_str(members.get("method")?.get()).ok()?;
-        let id = *members.get("id")?;
+        let id = members.get("id").copied();
+        let Some(method) = members.get("method") else {
+            // A response has exactly one of `result` and `error`.
+            let id = id.filter(|id| plain_id(id.get()))?;
+            let outcome = match (members.get("result"), members.get("error")) {
+                (Some(result), None) => Ok(*result),
+                (None, Some(error)) => Err(*error),
+                _ => return None,
+            };
+            return Some(SessionMessage::Response(LegacyResponse {
+                id: id.get(),
+                outcome,
+            }));
+        };
+        let method: &'a str = serde_json::from_str(method.get()).ok()?;
+        match id {
+            Some(id) => LegacyRequest::of(members, method, id).map(SessionMessage::Request),
+            None if method == "notifications/cancelled" => None,
+            None => Some(SessionMessage::Notification),
+        }
+    }
+}
+
+impl<'a> LegacyRequest<'a> {
+    /// Read `bytes` as a request the handlers answer, if it is one this way can take.
+    #[cfg(test)]
+    pub(crate) fn read(bytes: &'a [u8]) -> Option<Self> {
+        match SessionMessage::read(bytes)? {
+            SessionMessage::Request(request) => Some(request),
+            _ => None,
+        }
+    }
+
+    /// The request of `members` with this method and id, if the handlers answer it and this way
+    /// can take it.
+    fn of(members: Members<'a>, method: &'a str, id: &'a RawValue) -> Option<Self> {
         if SESSION_METHODS.contains(&method) || !plain_id(id.get()) {
             return None;
         }
@@ -269,6 +322,59 @@ mod tests {
         let text = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":3}}"#;
         let request = LegacyRequest::read(text.as_bytes()).unwrap();
         assert!(request.with_session_meta(&session(None)).is_none());
+    }
+
+    #[test]
+    fn responses_and_notifications_are_read_without_a_tree_when_they_can_be() {
+        fn read(text: &str) -> Option<SessionMessage<'_>> {
+            SessionMessage::read(text.as_bytes())
+        }
+        match read(r#"{"jsonrpc":"2.0","id":"mcp-server-1","result":{"action":"accept"}}"#) {
+            Some(SessionMessage::Response(r)) => {
+                assert_eq!(r.id, r#""mcp-server-1""#);
+                assert_eq!(
+                    r.outcome.map(RawValue::get).map_err(RawValue::get),
+                    Ok(r#"{"action":"accept"}"#)
+                );
+            }
+            _ => panic!("a response"),
+        }
+        match read(r#"{"error":{"code":-1,"message":"no"},"id":7,"jsonrpc":"2.0"}"#) {
+            Some(SessionMessage::Response(r)) => {
+                assert_eq!(r.id, "7");
+                assert_eq!(
+                    r.outcome.map(RawValue::get).map_err(RawValue::get),
+                    Err(r#"{"code":-1,"message":"no"}"#)
+                );
+            }
+            _ => panic!("an error response"),
+        }
+        assert!(matches!(
+            read(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            Some(SessionMessage::Notification)
+        ));
+        assert!(matches!(
+            read(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#),
+            Some(SessionMessage::Request(_))
+        ));
+        // What this way cannot take goes to the parsed path, which answers each exactly: both
+        // or neither of result and error, an id with an escape or of another type, a
+        // cancellation (which the session acts on), a method that is not a plain string, a
+        // message that is not an object.
+        for other in [
+            r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1}"#,
+            r#"{"jsonrpc":"2.0","id":"mcp\u002dserver-1","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","result":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+            r#"{"jsonrpc":"2.0","method":5}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/\u0069nitialized"}"#,
+            r#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#,
+            r#""notifications/initialized""#,
+        ] {
+            assert!(read(other).is_none(), "{other}");
+        }
     }
 
     #[test]
