@@ -4,9 +4,10 @@
 
 use super::Session;
 use crate::wire::lock;
-use indexmap::IndexMap;
+use serde_core::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 /// The methods a legacy session answers itself rather than through the handlers.
 const SESSION_METHODS: [&str; 7] = [
@@ -22,7 +23,74 @@ const SESSION_METHODS: [&str; 7] = [
 /// JSON object members as read without building a tree: each name (which had no escapes, so it
 /// is written back as it came) and its value's JSON text, in order, a repeated name keeping its
 /// first place and its last value (as a parsed object would).
-type Members<'a> = IndexMap<&'a str, &'a RawValue>;
+///
+/// A message's objects have a handful of members, found faster by a scan than by hashing; an
+/// object with more than [`Members::SCANNED`] is indexed by name, so a large one costs no more
+/// per member than a hash map.
+#[derive(Default)]
+struct Members<'a> {
+    entries: Vec<(&'a str, &'a RawValue)>,
+    index: Option<HashMap<&'a str, usize>>,
+}
+
+impl<'a> Members<'a> {
+    /// The most members found by a scan.
+    const SCANNED: usize = 16;
+
+    fn position(&self, name: &str) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(name).copied(),
+            None => self.entries.iter().position(|(n, _)| *n == name),
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<&'a RawValue> {
+        self.position(name).map(|at| self.entries[at].1)
+    }
+
+    /// Add a member; a name already there keeps its place and takes this value.
+    fn insert(&mut self, name: &'a str, value: &'a RawValue) {
+        if let Some(at) = self.position(name) {
+            self.entries[at].1 = value;
+            return;
+        }
+        self.entries.push((name, value));
+        match &mut self.index {
+            Some(index) => {
+                index.insert(name, self.entries.len() - 1);
+            }
+            None if self.entries.len() > Self::SCANNED => {
+                let index = self.entries.iter().enumerate().map(|(at, (n, _))| (*n, at));
+                self.index = Some(index.collect());
+            }
+            None => {}
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &(&'a str, &'a RawValue)> {
+        self.entries.iter()
+    }
+}
+
+impl<'de> Deserialize<'de> for Members<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
+                let mut members = Members::default();
+                while let Some((name, value)) = map.next_entry::<&'de str, &'de RawValue>()? {
+                    members.insert(name, value);
+                }
+                Ok(members)
+            }
+        }
+        deserializer.deserialize_map(Visit)
+    }
+}
 
 /// A request of a legacy session that the handlers answer, read from its bytes without building
 /// a JSON tree: the common case of a session's traffic. What it cannot take (a response, a
@@ -59,13 +127,13 @@ impl<'a> SessionMessage<'a> {
     /// Read `bytes`, if they are a message this way can take.
     pub(crate) fn read(bytes: &'a [u8]) -> Option<Self> {
         let members: Members<'a> = serde_json::from_slice(bytes).ok()?;
-        let id = members.get("id").copied();
+        let id = members.get("id");
         let Some(method) = members.get("method") else {
             // A response has exactly one of `result` and `error`.
             let id = id.filter(|id| plain_id(id.get()))?;
             let outcome = match (members.get("result"), members.get("error")) {
-                (Some(result), None) => Ok(*result),
-                (None, Some(error)) => Err(*error),
+                (Some(result), None) => Ok(result),
+                (None, Some(error)) => Err(error),
                 _ => return None,
             };
             return Some(SessionMessage::Response(LegacyResponse {
@@ -140,8 +208,8 @@ impl<'a> LegacyRequest<'a> {
         let level = lock(&session.log_level).clone();
         let mut out = Vec::with_capacity(
             self.members
-                .values()
-                .map(|v| v.get().len() + 24)
+                .iter()
+                .map(|(_, v)| v.get().len() + 24)
                 .sum::<usize>()
                 + session.meta_members.len()
                 + 96,
@@ -375,6 +443,32 @@ mod tests {
         ] {
             assert!(read(other).is_none(), "{other}");
         }
+    }
+
+    #[test]
+    fn members_keep_a_repeated_names_first_place_and_last_value_in_small_and_large_objects() {
+        for n in [3, Members::SCANNED, Members::SCANNED + 1, 100] {
+            // Members k0..kn, then k1 again, then k(n-1) again.
+            let mut text = String::from("{");
+            for k in 0..n {
+                text.push_str(&format!("\"k{k}\":{k},"));
+            }
+            text.push_str(&format!("\"k1\":\"again\",\"k{}\":[1]}}", n - 1));
+            let members: Members<'_> = serde_json::from_str(&text).unwrap();
+            let names: Vec<&str> = members.iter().map(|(name, _)| *name).collect();
+            let expected: Vec<String> = (0..n).map(|k| format!("k{k}")).collect();
+            assert_eq!(names, expected, "{n} members");
+            assert_eq!(members.get("k0").map(RawValue::get), Some("0"));
+            assert_eq!(members.get("k1").map(RawValue::get), Some("\"again\""));
+            assert_eq!(
+                members.get(&format!("k{}", n - 1)).map(RawValue::get),
+                Some("[1]")
+            );
+            assert!(members.get("absent").is_none());
+        }
+        // Names with escapes are not read this way; nor is anything but an object.
+        assert!(serde_json::from_str::<Members<'_>>(r#"{"a\u0062":1}"#).is_err());
+        assert!(serde_json::from_str::<Members<'_>>("[1]").is_err());
     }
 
     #[test]
