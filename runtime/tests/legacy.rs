@@ -595,15 +595,7 @@ impl Stream {
 async fn a_legacy_http_sessions_answers_reach_their_asks_however_they_are_written() {
     let s = server();
     let (url, addr) = http(s.clone()).await;
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}, "sampling": {}},
-        "clientInfo": {"name": "legacy-http", "version": "1"}}});
-    let (_, headers, _) = post(&url, None, init).await;
-    let session = headers
-        .iter()
-        .find(|(k, _)| k == "mcp-session-id")
-        .map(|(_, v)| v.clone())
-        .expect("an Mcp-Session-Id");
+    let session = open_session(&url).await;
     let raw = |body: String| {
         let url = url.clone();
         let session = session.clone();
@@ -671,17 +663,7 @@ async fn a_legacy_http_sessions_answers_reach_their_asks_however_they_are_writte
 async fn a_legacy_http_session_serves_the_same_handler_with_real_requests() {
     let s = server();
     let (url, addr) = http(s.clone()).await;
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}, "sampling": {}},
-        "clientInfo": {"name": "legacy-http", "version": "1"}}});
-    let (status, headers, reply) = post(&url, None, init).await;
-    assert_eq!(status, 200, "{reply}");
-    assert_eq!(reply["result"]["protocolVersion"], "2025-11-25");
-    let session = headers
-        .iter()
-        .find(|(k, _)| k == "mcp-session-id")
-        .map(|(_, v)| v.clone())
-        .expect("an Mcp-Session-Id");
+    let session = open_session(&url).await;
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert_eq!(post(&url, Some(&session), initialized).await.0, 202);
     // Without the session: 400; with an unknown one: 404.
@@ -906,6 +888,7 @@ async fn open_session(url: &str) -> String {
         "clientInfo": {"name": "legacy-http", "version": "1"}}});
     let (status, headers, reply) = post(url, None, init).await;
     assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["result"]["protocolVersion"], "2025-11-25");
     headers
         .iter()
         .find(|(k, _)| k == "mcp-session-id")
