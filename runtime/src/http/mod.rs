@@ -314,14 +314,15 @@ impl Endpoint {
     }
 }
 
-/// Where [`Endpoint::serve`] sends a request.
-enum Path {
+/// Where [`Endpoint::serve`] sends a request, with the request (or, for the router, the
+/// router's future, which owns it).
+enum Path<F> {
     /// A POST to the MCP path: every MCP message.
-    Post,
+    Post(axum::http::Request<hyper::body::Incoming>),
     /// A GET (a 2025 session's stream) or DELETE (its end) on the MCP path.
-    Session,
+    Session(axum::http::Request<hyper::body::Incoming>),
     /// Everything else, through the router.
-    Rest(hyper_util::service::TowerToHyperService<Router>),
+    Rest(F),
 }
 
 impl Endpoint {
@@ -337,24 +338,28 @@ impl Endpoint {
         use axum::http::Method;
         let method = request.method();
         let mcp = request.uri().path() == self.app.core.config.path;
-        let path = if mcp && method == Method::POST {
-            Path::Post
-        } else if mcp && (method == Method::GET || method == Method::DELETE) {
-            Path::Session
+        let (post, session) = (
+            mcp && method == Method::POST,
+            mcp && (method == Method::GET || method == Method::DELETE),
+        );
+        let path = if post {
+            Path::Post(request)
+        } else if session {
+            Path::Session(request)
         } else {
             // The peer goes straight to the MCP handlers (an extension would cost the request
             // a map), and to the router in the request's extensions.
             if let Some(peer) = self.peer {
                 request.extensions_mut().insert(Peer(peer));
             }
-            Path::Rest(self.rest.clone())
+            Path::Rest(hyper::service::Service::call(&self.rest, request))
         };
         let (app, peer) = (self.app.clone(), self.peer);
         async move {
             match path {
-                Path::Post => Ok(post_from(app, request, peer).await),
-                Path::Session => Ok(session_request(app, request, peer).await),
-                Path::Rest(rest) => hyper::service::Service::call(&rest, request).await,
+                Path::Post(request) => Ok(post_from(app, request, peer).await),
+                Path::Session(request) => Ok(session_request(app, request, peer).await),
+                Path::Rest(routed) => routed.await,
             }
         }
     }
