@@ -470,6 +470,15 @@ async fn post(
     session: Option<&str>,
     message: Value,
 ) -> (u16, Vec<(String, String)>, Value) {
+    post_text(url, session, message.to_string()).await
+}
+
+/// POST `body`, written as it is, in `session` (if any); status, headers, body.
+async fn post_text(
+    url: &str,
+    session: Option<&str>,
+    body: String,
+) -> (u16, Vec<(String, String)>, Value) {
     let mut headers = vec![
         ("accept", "application/json, text/event-stream"),
         ("mcp-protocol-version", "2025-11-25"),
@@ -477,7 +486,7 @@ async fn post(
     if let Some(s) = session {
         headers.push(("mcp-session-id", s));
     }
-    mcp_tests::support::post(url, message.to_string().into_bytes(), &headers).await
+    mcp_tests::support::post(url, body.into_bytes(), &headers).await
 }
 
 /// An SSE response read as it arrives, over a raw connection.
@@ -596,18 +605,7 @@ async fn a_legacy_http_sessions_answers_reach_their_asks_however_they_are_writte
     let s = server();
     let (url, addr) = http(s.clone()).await;
     let session = open_session(&url).await;
-    let raw = |body: String| {
-        let url = url.clone();
-        let session = session.clone();
-        async move {
-            let headers = [
-                ("accept", "application/json, text/event-stream"),
-                ("mcp-protocol-version", "2025-11-25"),
-                ("mcp-session-id", session.as_str()),
-            ];
-            mcp_tests::support::post(&url, body.into_bytes(), &headers).await
-        }
-    };
+    let raw = |body: String| post_text(&url, Some(&session), body);
     // Notifications, written in any order, are taken.
     for note in [
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,

@@ -17,12 +17,11 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The `Mcp-Session-Id` header, which names a 2025-era session.
-pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
-
 /// The headers read on every request, as parsed names: a lookup by `&str` parses and checks
 /// the name each time.
-pub(crate) static SESSION: HeaderName = HeaderName::from_static(SESSION_HEADER);
+///
+/// `Mcp-Session-Id`, which names a 2025-era session.
+pub(crate) static SESSION: HeaderName = HeaderName::from_static("mcp-session-id");
 /// `MCP-Protocol-Version`.
 pub(crate) static PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 /// `Mcp-Method`, which a 2026-07-28 request's method must match.

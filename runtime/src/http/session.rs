@@ -16,9 +16,7 @@
 //! requests need no such thing.
 
 use super::config::Core;
-use super::edge::{
-    header_str, insufficient_scope, Caller, PROTOCOL_VERSION, SESSION, SESSION_HEADER,
-};
+use super::edge::{header_str, insufficient_scope, Caller, PROTOCOL_VERSION, SESSION};
 use super::quota::{CallerKey, InFlight};
 use super::respond::{json_response, Refusal};
 use crate::http::event_log::{self, parse_event_id, EventLog};
@@ -128,7 +126,7 @@ fn json_ok(body: String, session_id: Option<&str>) -> Response {
     )
         .into_response();
     if let Some(id) = session_id.and_then(|s| HeaderValue::from_str(s).ok()) {
-        response.headers_mut().insert(SESSION_HEADER, id);
+        response.headers_mut().insert(SESSION.clone(), id);
     }
     response
 }

@@ -161,6 +161,20 @@ fn meta_members(version: &'static str, capabilities: &str, client_info: &str) ->
     parts.concat()
 }
 
+/// The error a client answered one of the session's requests with, as read; an internal error
+/// when what it sent is not one.
+fn client_error(read: serde_json::Result<Error>) -> Error {
+    read.unwrap_or_else(|_| Error::internal("the client answered with an error"))
+}
+
+/// Hand a client's answer to the ask of `session` that waits for the request with this id (its
+/// JSON text); an answer to no waiting request is dropped.
+fn deliver(session: &Session, id: &str, outcome: crate::resume::live::Answer) {
+    if !session.outbound.resolve(id, outcome) {
+        tracing::debug!(id, "a response to no waiting request; ignored");
+    }
+}
+
 /// The version a legacy client asked for if it is served, else the newest legacy version.
 fn negotiate(requested: Option<&str>) -> &'static str {
     LEGACY_VERSIONS
@@ -278,15 +292,12 @@ impl Server {
         let outcome = match (message.remove("result"), message.remove("error")) {
             (Some(result), None) => serde_json::value::to_raw_value(&result)
                 .map_err(|e| Error::internal(format!("the client's result: {e}"))),
-            (None, Some(error)) => Err(crate::wire::from_value_text::<Error>(&error)
-                .unwrap_or_else(|_| Error::internal("the client answered with an error"))),
+            (None, Some(error)) => Err(client_error(crate::wire::from_value_text(&error))),
             _ => Err(Error::invalid_request(
                 "a response needs a result or an error",
             )),
         };
-        if !session.outbound.resolve(&id, outcome) {
-            tracing::debug!(%id, "a response to no waiting request; ignored");
-        }
+        deliver(session, &id, outcome);
     }
 
     /// Hand a client's response, read without a JSON tree, to the ask of `session` that waits
@@ -295,15 +306,9 @@ impl Server {
     pub(crate) fn accept_response(&self, session: &Session, response: LegacyResponse<'_>) {
         let outcome = match response.outcome {
             Ok(result) => Ok(result.to_owned()),
-            Err(error) => Err(serde_json::from_str::<Error>(error.get())
-                .unwrap_or_else(|_| Error::internal("the client answered with an error"))),
+            Err(error) => Err(client_error(serde_json::from_str(error.get()))),
         };
-        if !session.outbound.resolve(response.id, outcome) {
-            tracing::debug!(
-                id = response.id,
-                "a response to no waiting request; ignored"
-            );
-        }
+        deliver(session, response.id, outcome);
     }
 
     /// Handle one message of a legacy session, as the transport parsed it: the reply text to

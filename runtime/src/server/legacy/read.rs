@@ -50,20 +50,23 @@ impl<'a> Members<'a> {
 
     /// Add a member; a name already there keeps its place and takes this value.
     fn insert(&mut self, name: &'a str, value: &'a RawValue) {
-        if let Some(at) = self.position(name) {
+        let at = match &mut self.index {
+            // One lookup: the place of the name, or the next one.
+            Some(index) => *index.entry(name).or_insert(self.entries.len()),
+            None => self
+                .entries
+                .iter()
+                .position(|(n, _)| *n == name)
+                .unwrap_or(self.entries.len()),
+        };
+        if at < self.entries.len() {
             self.entries[at].1 = value;
             return;
         }
         self.entries.push((name, value));
-        match &mut self.index {
-            Some(index) => {
-                index.insert(name, self.entries.len() - 1);
-            }
-            None if self.entries.len() > Self::SCANNED => {
-                let index = self.entries.iter().enumerate().map(|(at, (n, _))| (*n, at));
-                self.index = Some(index.collect());
-            }
-            None => {}
+        if self.index.is_none() && self.entries.len() > Self::SCANNED {
+            let index = self.entries.iter().enumerate().map(|(at, (n, _))| (*n, at));
+            self.index = Some(index.collect());
         }
     }
 
