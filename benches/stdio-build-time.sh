@@ -6,7 +6,7 @@
 # first build or a CI run pays), in the debug profile or, with `--release`, the release one.
 # Both crates share the repository's Cargo.lock; the sides take turns in every round.
 # Usage: benches/stdio-build-time.sh [ROUNDS] [--release]   (default 1; prints a Markdown table
-# of medians)
+# of medians, then each round's times and ratio)
 set -euo pipefail
 rounds=${1:-1}
 profile=debug; release=()
@@ -94,3 +94,12 @@ echo "| one-tool stdio server, clean $profile build (median of $rounds) | ours (
 echo "|---|---|---|---|"
 echo "| time | $o | $r | $(echo "scale=2; $o / $r" | bc) |"
 echo "| crates compiled | ${crates[ours]} | ${crates[rmcp]} | |"
+# Each round's times and ratio, in the order built: the spread says how far one median can move.
+read -ra ours_rounds <<< "${times[ours]}"
+read -ra rmcp_rounds <<< "${times[rmcp]}"
+per_round=()
+for i in "${!ours_rounds[@]}"; do
+  per_round+=("$(printf '%s/%s = %.2f' "${ours_rounds[$i]}" "${rmcp_rounds[$i]}" "$(echo "${ours_rounds[$i]} / ${rmcp_rounds[$i]}" | bc -l)")")
+done
+echo
+echo "Rounds (ours/rmcp, s): $(IFS=';'; echo "${per_round[*]}" | sed 's/;/; /g')"
