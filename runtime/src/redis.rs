@@ -276,8 +276,9 @@ impl RedisReplayGuard {
     }
 
     fn key(&self, token_id: &TokenId) -> String {
-        let hex: String = token_id.iter().map(|b| format!("{b:02x}")).collect();
-        format!("{}{hex}", self.prefix)
+        let mut key = self.prefix.clone();
+        crate::wire::push_hex(&mut key, token_id);
+        key
     }
 }
 

@@ -160,5 +160,7 @@ impl Client {
 /// Lowercase hex of `bytes`.
 #[cfg(feature = "skills")]
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    let mut out = String::with_capacity(bytes.len() * 2);
+    crate::wire::push_hex(&mut out, bytes);
+    out
 }

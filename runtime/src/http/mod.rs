@@ -338,13 +338,9 @@ impl Endpoint {
         use axum::http::Method;
         let method = request.method();
         let mcp = request.uri().path() == self.app.core.config.path;
-        let (post, session) = (
-            mcp && method == Method::POST,
-            mcp && (method == Method::GET || method == Method::DELETE),
-        );
-        let path = if post {
+        let path = if mcp && method == Method::POST {
             Path::Post(request)
-        } else if session {
+        } else if mcp && (method == Method::GET || method == Method::DELETE) {
             Path::Session(request)
         } else {
             // The peer goes straight to the MCP handlers (an extension would cost the request

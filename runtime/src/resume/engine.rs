@@ -147,16 +147,12 @@ impl CallState {
         let base = match explicit {
             Some(k) => k.to_string(),
             None => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
                 let digest =
                     Sha256::digest(format!("{}:{}:{}", site.file(), site.line(), site.column()));
                 let mut base = String::with_capacity(kind.len() + 9);
                 base.push_str(kind);
                 base.push('-');
-                for b in &digest[..4] {
-                    base.push(char::from(HEX[usize::from(b >> 4)]));
-                    base.push(char::from(HEX[usize::from(b & 15)]));
-                }
+                crate::wire::push_hex(&mut base, &digest[..4]);
                 base
             }
         };

@@ -156,9 +156,7 @@ fn digest(bytes: &[u8]) -> String {
     let hash = Sha256::digest(bytes);
     let mut out = String::with_capacity(71);
     out.push_str("sha256:");
-    for b in hash {
-        out.push_str(&format!("{b:02x}"));
-    }
+    crate::wire::push_hex(&mut out, &hash);
     out
 }
 

@@ -167,8 +167,9 @@ impl StateKey {
         let mut secret = Zeroizing::new([0u8; 32]);
         getrandom::getrandom(secret.as_mut())
             .map_err(|e| StateKeyError(format!("no randomness for a state key: {e}")))?;
-        let hex: String = secret.iter().map(|b| format!("{b:02x}")).collect();
-        Ok(format!("{id}:{hex}"))
+        let mut entry = format!("{id}:");
+        crate::wire::push_hex(&mut entry, secret.as_ref());
+        Ok(entry)
     }
 
     /// The key id written into tokens.

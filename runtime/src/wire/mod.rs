@@ -40,15 +40,20 @@ pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 /// tasks, DPoP proofs); `None` when the system has no randomness to give.
 #[cfg(any(feature = "http", feature = "tasks", feature = "oauth"))]
 pub(crate) fn random_id() -> Option<String> {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut bytes = [0u8; 16];
     getrandom::getrandom(&mut bytes).ok()?;
     let mut id = String::with_capacity(32);
-    for b in bytes {
-        id.push(char::from(HEX[usize::from(b >> 4)]));
-        id.push(char::from(HEX[usize::from(b & 15)]));
-    }
+    push_hex(&mut id, &bytes);
     Some(id)
+}
+
+/// Append `bytes` to `out` as lowercase hex digits, two a byte.
+pub(crate) fn push_hex(out: &mut String, bytes: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for b in bytes {
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 15)]));
+    }
 }
 
 /// Lock `m`, taking over a lock whose holder panicked: every mutex here guards bookkeeping that
