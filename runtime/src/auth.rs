@@ -465,7 +465,7 @@ impl Keys {
     async fn refresh(&self) -> Result<(), AuthError> {
         let fetched = self.source.fetch().await;
         let parsed = fetched.as_ref().map_err(Clone::clone).and_then(|t| {
-            serde_json::from_str::<JwkSet>(t).map_err(|e| AuthError(format!("invalid JWKS: {e}")))
+            crate::wire::from_text::<JwkSet>(t).map_err(|e| AuthError(format!("invalid JWKS: {e}")))
         });
         let mut cache = self.cache.write().unwrap_or_else(|p| p.into_inner());
         cache.fetched = Some(Instant::now());

@@ -107,7 +107,7 @@ impl RedisTaskStore {
         match text {
             None => Ok(None),
             Some(text) => {
-                let record = serde_json::from_str(&text).map_err(|e| {
+                let record = crate::wire::from_text(&text).map_err(|e| {
                     TaskStoreError::Unavailable(format!("a stored task does not parse: {e}"))
                 })?;
                 Ok(Some((text, record)))

@@ -113,7 +113,7 @@ impl Client {
                         Err(e) => return Err(ClientError::ReplyLost(e.to_string())),
                     };
                     cursor.saw(&ev);
-                    let Ok(v) = serde_json::from_str::<Value>(&ev.data) else {
+                    let Ok(v) = crate::wire::from_text::<Value>(&ev.data) else {
                         continue;
                     };
                     progressed = true;

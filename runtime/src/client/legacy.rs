@@ -160,7 +160,7 @@ pub(super) async fn standalone_stream(
         let mut events = eventsource_stream::EventStream::new(stream.into_data_stream());
         while let Some(Ok(ev)) = events.next().await {
             cursor.saw(&ev);
-            let Ok(message) = serde_json::from_str::<Value>(&ev.data) else {
+            let Ok(message) = crate::wire::from_text::<Value>(&ev.data) else {
                 continue;
             };
             if let Err(e) = listener.deliver(&handler, notes.as_ref(), message).await {

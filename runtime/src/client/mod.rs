@@ -1149,7 +1149,7 @@ impl Client {
                 let reply = handle(msg.to_string())
                     .await
                     .ok_or_else(|| ClientError::Protocol("the server sent no reply".into()))?;
-                serde_json::from_str(&reply)
+                crate::wire::from_text(&reply)
                     .map_err(|e| ClientError::Protocol(format!("a reply that is not JSON: {e}")))
             }
             Transport::Stdio {

@@ -607,7 +607,7 @@ struct Head<'a> {
 impl Head<'_> {
     /// The id as a JSON value, for a refusal (parsed only then).
     fn id(&self) -> Value {
-        serde_json::from_str(&self.key).unwrap_or(Value::Null)
+        crate::wire::from_text(&self.key).unwrap_or(Value::Null)
     }
 }
 

@@ -74,7 +74,7 @@ where
         }
         let key = st.key(kind, site, explicit.as_deref());
         if let Some(v) = st.journal.get(&key) {
-            let recorded = serde_json::from_str::<R>(v.get()).ok().map(R::into);
+            let recorded = crate::wire::from_text::<R>(v.get()).ok().map(R::into);
             if let Some((t, _)) = recorded.as_ref().and_then(|v| parse(v, true)) {
                 return Step::Answered(t);
             }
@@ -119,7 +119,7 @@ where
             // times, as a modern request would be.
             for _ in 0..3 {
                 let result = live.request(&request).await?;
-                let answer = serde_json::from_str::<InputResponse>(result.get()).ok();
+                let answer = crate::wire::from_text::<InputResponse>(result.get()).ok();
                 if let Some((t, _)) = answer.as_ref().and_then(|v| parse(v, false)) {
                     return Ok(t);
                 }
@@ -505,7 +505,7 @@ where
         let value = st
             .journal
             .get(&key)
-            .and_then(|raw| serde_json::from_str::<T>(raw.get()).ok());
+            .and_then(|raw| crate::wire::from_text::<T>(raw.get()).ok());
         (key, value)
     });
     if let Some((_, Some(t))) = recorded {

@@ -154,10 +154,10 @@ fn request_text(request: &InputRequest, id: &str) -> serde_json::Result<String> 
             Ok(out)
         }
         _ => {
-            let mut message: Value = serde_json::from_str(&text)?;
+            let mut message: Value = crate::wire::from_text(&text)?;
             if let Some(m) = message.as_object_mut() {
                 m.insert("jsonrpc".into(), json!("2.0"));
-                m.insert("id".into(), serde_json::from_str(id)?);
+                m.insert("id".into(), crate::wire::from_text(id)?);
             }
             Ok(message.to_string())
         }

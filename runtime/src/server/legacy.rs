@@ -306,7 +306,7 @@ impl Server {
     pub(crate) fn accept_response(&self, session: &Session, response: LegacyResponse<'_>) {
         let outcome = match response.outcome {
             Ok(result) => Ok(result.to_owned()),
-            Err(error) => Err(client_error(serde_json::from_str(error.get()))),
+            Err(error) => Err(client_error(crate::wire::from_text(error.get()))),
         };
         deliver(session, response.id, outcome);
     }

@@ -295,7 +295,7 @@ impl Server {
         // not call-site keys, which were never issued to this client.
         let asked = journal
             .shift_remove(ASKED)
-            .and_then(|raw| serde_json::from_str::<Vec<String>>(raw.get()).ok());
+            .and_then(|raw| crate::wire::from_text::<Vec<String>>(raw.get()).ok());
         let mut responses = responses;
         if state.is_some() {
             let asked = asked.unwrap_or_default();

@@ -67,7 +67,7 @@ impl fmt::Debug for Recorded {
 impl serde_core::Serialize for Recorded {
     fn serialize<S: serde_core::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let raw: &RawValue =
-            serde_json::from_str(&self.0).map_err(serde_core::ser::Error::custom)?;
+            crate::wire::from_text(&self.0).map_err(serde_core::ser::Error::custom)?;
         raw.serialize(serializer)
     }
 }

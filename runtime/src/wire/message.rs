@@ -475,6 +475,6 @@ impl Reply {
 
     /// The reply as a JSON value (for tests and in-process callers).
     pub fn to_value(&self) -> Value {
-        serde_json::from_str(&self.to_json()).unwrap_or(Value::Null)
+        super::from_text(&self.to_json()).unwrap_or(Value::Null)
     }
 }

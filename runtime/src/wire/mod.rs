@@ -75,6 +75,15 @@ pub(crate) fn from_value_text<T: serde_core::de::DeserializeOwned>(
     serde_json::from_slice(&serde_json::to_vec(value)?)
 }
 
+/// `text` (JSON held as a string, such as a `RawValue`'s) read as `T` by the same reader as
+/// bytes: `serde_json::from_str` has a reader of its own, and each type it reached would have
+/// its decoding compiled twice.
+pub(crate) fn from_text<'a, T: serde_core::Deserialize<'a>>(
+    text: &'a str,
+) -> serde_json::Result<T> {
+    serde_json::from_slice(text.as_bytes())
+}
+
 /// `value` as a `serde_json::Value`, through its JSON text: protocol types are written to
 /// bytes only, for the reason [`from_value_text`] gives.
 #[cfg(any(feature = "http", feature = "stdio", feature = "tasks"))]

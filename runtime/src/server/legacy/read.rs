@@ -144,7 +144,7 @@ impl<'a> SessionMessage<'a> {
                 outcome,
             }));
         };
-        let method: &'a str = serde_json::from_str(method.get()).ok()?;
+        let method: &'a str = crate::wire::from_text(method.get()).ok()?;
         match id {
             Some(id) => LegacyRequest::of(members, method, id).map(SessionMessage::Request),
             None if method == "notifications/cancelled" => None,
@@ -170,7 +170,7 @@ impl<'a> LegacyRequest<'a> {
             return None;
         }
         let params = match members.get("params") {
-            Some(params) => serde_json::from_str(params.get()).ok()?,
+            Some(params) => crate::wire::from_text(params.get()).ok()?,
             None => Members::default(),
         };
         Some(LegacyRequest {
@@ -194,9 +194,9 @@ impl<'a> LegacyRequest<'a> {
     /// `params.name`, when it is a string.
     pub(crate) fn name(&self) -> Option<Cow<'a, str>> {
         let raw = self.params.get("name")?.get();
-        serde_json::from_str::<&'a str>(raw)
+        crate::wire::from_text::<&'a str>(raw)
             .map(Cow::Borrowed)
-            .or_else(|_| serde_json::from_str::<String>(raw).map(Cow::Owned))
+            .or_else(|_| crate::wire::from_text::<String>(raw).map(Cow::Owned))
             .ok()
     }
 
@@ -205,7 +205,7 @@ impl<'a> LegacyRequest<'a> {
     /// none when its `_meta` is not an object this way can read.
     pub(crate) fn with_session_meta(&self, session: &Session) -> Option<Vec<u8>> {
         let client_meta: Members<'_> = match self.params.get("_meta") {
-            Some(meta) => serde_json::from_str(meta.get()).ok()?,
+            Some(meta) => crate::wire::from_text(meta.get()).ok()?,
             None => Members::default(),
         };
         let level = lock(&session.log_level).clone();
