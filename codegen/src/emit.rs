@@ -632,13 +632,30 @@ fn emit_union(
             t.name
         )));
     }
+    let objects_only = expected == ["object"];
     let expected = format!("expected {}", expected.join(" or "));
     let union_name = t.name.as_str();
-    let deserialize = match object_plan
+    let streamed = object_plan
         .as_ref()
         .and_then(|p| emit_by_tag(p, &all))
-        .filter(|(prop, _)| STREAMED_TAGS.contains(&prop.as_str()))
-    {
+        .filter(|(prop, _)| STREAMED_TAGS.contains(&prop.as_str()));
+    // A streamed union of objects whose tag alone picks every member: a fully buffered input
+    // is chosen from the buffer and then read again from its text, tag first, by the streaming
+    // code; no member is compiled to be read from the buffer.
+    let by_tag_only = streamed.is_some()
+        && objects_only
+        && object_plan
+            .as_ref()
+            .is_some_and(|p| tag_decides_all(p, &all));
+    let from_buffer = if by_tag_only {
+        quote! {
+            let (_, label) = Self::choose(&content)?;
+            __private::reread::<Self>(content, label)
+        }
+    } else {
+        quote!(Self::from_content(content))
+    };
+    let deserialize = match streamed {
         // The tag alone picks the member: read the object up to the tag, then hand the member
         // what was read plus the rest of the input, unbuffered.
         Some((prop, by_tag)) => quote! {
@@ -655,7 +672,7 @@ fn emit_union(
                 }
                 #[inline]
                 fn from_buffer(content: __private::Content<'_>) -> ::core::result::Result<Self, ::serde_json::Error> {
-                    Self::from_content(content)
+                    #from_buffer
                 }
                 fn build<'de, __A: ::serde::de::MapAccess<'de>>(which: usize, rest: __private::Prefixed<'de, __A>) -> ::core::result::Result<Self, __A::Error> {
                     match which {
@@ -675,6 +692,37 @@ fn emit_union(
                 }
             }
         },
+    };
+    let choose = quote! {
+        #(#kind_arms)*
+        // Unreachable when a member takes any JSON value.
+        #[allow(unreachable_patterns)]
+        other => return ::core::result::Result::Err(__private::error(&::std::format!(
+            "invalid {} for {}, {}", __private::kind(other), #union_name, #expected
+        ))),
+    };
+    let from_content = if by_tag_only {
+        quote! {
+            /// The member (index, label) a buffered input is for, or why it is none.
+            fn choose(content: &__private::Content<'_>) -> ::core::result::Result<(usize, &'static str), ::serde_json::Error> {
+                let chosen: (usize, &'static str) = match content { #choose };
+                ::core::result::Result::Ok(chosen)
+            }
+        }
+    } else {
+        quote! {
+            // Inline: compiled only in the crates that read this union, not here for every
+            // union whether or not its reader ever parses it (a server builds the decoders of
+            // the messages it receives, not of those it only sends).
+            #[inline]
+            fn from_content(content: __private::Content<'_>) -> ::core::result::Result<Self, ::serde_json::Error> {
+                let (which, label): (usize, &'static str) = match &content { #choose };
+                match which {
+                    #(#build_arms)*
+                    _ => ::core::result::Result::Err(__private::error("no member chosen")),
+                }
+            }
+        }
     };
     let items = quote! {
         #doc
@@ -698,24 +746,7 @@ fn emit_union(
             pub fn from_json(value: ::serde_json::Value) -> ::core::result::Result<Self, ::serde_json::Error> {
                 ::serde::Deserialize::deserialize(value)
             }
-            // Inline: compiled only in the crates that read this union, not here for every
-            // union whether or not its reader ever parses it (a server builds the decoders of
-            // the messages it receives, not of those it only sends).
-            #[inline]
-            fn from_content(content: __private::Content<'_>) -> ::core::result::Result<Self, ::serde_json::Error> {
-                let (which, label): (usize, &'static str) = match &content {
-                    #(#kind_arms)*
-                    // Unreachable when a member takes any JSON value.
-                    #[allow(unreachable_patterns)]
-                    other => return ::core::result::Result::Err(__private::error(&::std::format!(
-                        "invalid {} for {}, {}", __private::kind(other), #union_name, #expected
-                    ))),
-                };
-                match which {
-                    #(#build_arms)*
-                    _ => ::core::result::Result::Err(__private::error("no member chosen")),
-                }
-            }
+            #from_content
         }
         #deserialize
     };
@@ -777,6 +808,28 @@ fn emit_by_tag(plan: &ObjPlan, variants: &[Variant]) -> Option<(String, TokenStr
             }
         },
     ))
+}
+
+/// Whether `plan` picks every member from the tag's value alone, as `by_tag` does: each known
+/// value names one member, the tag is required, and any other value is an error or (a string)
+/// the open union's unknown member.
+fn tag_decides_all(plan: &ObjPlan, variants: &[Variant]) -> bool {
+    match plan {
+        ObjPlan::Tag {
+            cases,
+            absent: None,
+            other,
+            ..
+        } => {
+            cases.iter().all(|(_, sub)| matches!(sub, ObjPlan::One(_)))
+                && match other.as_deref() {
+                    None => true,
+                    Some(ObjPlan::One(i)) => is_unknown(variants, *i),
+                    Some(_) => false,
+                }
+        }
+        _ => false,
+    }
 }
 
 /// Whether member `i` is an open union's [`UNKNOWN`] member (inline members never take that
@@ -938,12 +991,20 @@ fn private_module() -> TokenStream {
                     f.write_str(T::NAME)
                 }
                 fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::core::result::Result<T, A::Error> {
+                    // Entries before the tag are replayed to the member only while they are all
+                    // scalars (the envelope's `jsonrpc` and `id`): an object or array before the
+                    // tag sends the whole input down the buffered path instead, so no member is
+                    // compiled to read nested values from the buffer as well as the stream.
                     let mut read = ::std::vec::Vec::new();
+                    let mut nested = false;
                     while let ::core::option::Option::Some(key) = map.next_key::<Content<'de>>()? {
                         let value: Content<'de> = map.next_value()?;
-                        let chosen = if key.as_str() == ::core::option::Option::Some(T::TAG) {
+                        let chosen = if nested {
+                            ::core::option::Option::None
+                        } else if key.as_str() == ::core::option::Option::Some(T::TAG) {
                             T::by_tag(&value)
                         } else {
+                            nested = matches!(value, Content::Seq(_) | Content::Map(_));
                             ::core::option::Option::None
                         };
                         read.push((key, value));
@@ -988,8 +1049,8 @@ fn private_module() -> TokenStream {
                 }
             }
 
-            /// A map whose first entries were already read into [`Content`]: replays them, then
-            /// reads on from the input.
+            /// A map whose first entries were already read into [`Content`] (scalars only, see
+            /// [`StreamVisitor`]): replays them, then reads on from the input.
             pub struct Prefixed<'de, A> {
                 read: ::std::vec::IntoIter<(Content<'de>, Content<'de>)>,
                 value: ::core::option::Option<Content<'de>>,
@@ -1008,14 +1069,14 @@ fn private_module() -> TokenStream {
                     match self.read.next() {
                         ::core::option::Option::Some((key, value)) => {
                             self.value = ::core::option::Option::Some(value);
-                            seed.deserialize(ContentDeserializer::<A::Error>::new(key)).map(::core::option::Option::Some)
+                            seed.deserialize(ScalarDeserializer::<A::Error>::new(key)).map(::core::option::Option::Some)
                         }
                         ::core::option::Option::None => self.rest.next_key_seed(seed),
                     }
                 }
                 fn next_value_seed<V: ::serde::de::DeserializeSeed<'de>>(&mut self, seed: V) -> ::core::result::Result<V::Value, A::Error> {
                     match self.value.take() {
-                        ::core::option::Option::Some(value) => seed.deserialize(ContentDeserializer::<A::Error>::new(value)),
+                        ::core::option::Option::Some(value) => seed.deserialize(ScalarDeserializer::<A::Error>::new(value)),
                         ::core::option::Option::None => self.rest.next_value_seed(seed),
                     }
                 }
@@ -1264,6 +1325,122 @@ fn private_module() -> TokenStream {
                 ::serde::forward_to_deserialize_any! {
                     i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char bytes byte_buf
                     unit unit_struct tuple tuple_struct enum identifier ignored_any
+                }
+            }
+
+            /// Replays a scalar [`Content`] (null, a boolean, a number or a string) as
+            /// [`ContentDeserializer`] does, with errors of type `E`; an object or array is refused
+            /// as the wrong type. It never hands a visitor a map or a sequence, so a type read
+            /// through it does not compile its members' decoding for it: replaying the scalars
+            /// read before a union's tag costs little code per member.
+            pub struct ScalarDeserializer<'de, E>(Content<'de>, ::core::marker::PhantomData<E>);
+
+            impl<'de, E> ScalarDeserializer<'de, E> {
+                pub fn new(content: Content<'de>) -> Self {
+                    ScalarDeserializer(content, ::core::marker::PhantomData)
+                }
+            }
+
+            impl<'de, E: ::serde::de::Error> ::serde::Deserializer<'de> for ScalarDeserializer<'de, E> {
+                type Error = E;
+                fn deserialize_any<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, E> {
+                    match self.0 {
+                        Content::Null => visitor.visit_unit(),
+                        Content::Bool(v) => visitor.visit_bool(v),
+                        Content::U64(v) => visitor.visit_u64(v),
+                        Content::I64(v) => visitor.visit_i64(v),
+                        Content::F64(v) => visitor.visit_f64(v),
+                        Content::Str(v) => visitor.visit_borrowed_str(v),
+                        Content::String(v) => visitor.visit_string(v),
+                        other => ::core::result::Result::Err(E::invalid_type(unexpected(&other), &visitor)),
+                    }
+                }
+                fn deserialize_option<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, E> {
+                    match self.0 {
+                        Content::Null => visitor.visit_none(),
+                        other => visitor.visit_some(ScalarDeserializer::<E>::new(other)),
+                    }
+                }
+                fn deserialize_newtype_struct<V: ::serde::de::Visitor<'de>>(self, _name: &'static str, visitor: V) -> ::core::result::Result<V::Value, E> {
+                    visitor.visit_newtype_struct(self)
+                }
+                // Answered directly, as `ContentDeserializer` answers them, so a visitor's other
+                // `visit_*` methods are not compiled for nothing; the errors are the same.
+                fn deserialize_map<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, E> {
+                    ::core::result::Result::Err(E::invalid_type(unexpected(&self.0), &visitor))
+                }
+                fn deserialize_seq<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, E> {
+                    ::core::result::Result::Err(E::invalid_type(unexpected(&self.0), &visitor))
+                }
+                fn deserialize_struct<V: ::serde::de::Visitor<'de>>(self, _name: &'static str, _fields: &'static [&'static str], visitor: V) -> ::core::result::Result<V::Value, E> {
+                    self.deserialize_map(visitor)
+                }
+                fn deserialize_str<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, E> {
+                    match self.0 {
+                        Content::Str(v) => visitor.visit_borrowed_str(v),
+                        Content::String(v) => visitor.visit_string(v),
+                        other => ::core::result::Result::Err(E::invalid_type(unexpected(&other), &visitor)),
+                    }
+                }
+                fn deserialize_string<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, E> {
+                    self.deserialize_str(visitor)
+                }
+                fn deserialize_bool<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, E> {
+                    match self.0 {
+                        Content::Bool(v) => visitor.visit_bool(v),
+                        other => ::core::result::Result::Err(E::invalid_type(unexpected(&other), &visitor)),
+                    }
+                }
+                ::serde::forward_to_deserialize_any! {
+                    i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char bytes byte_buf unit
+                    unit_struct tuple tuple_struct enum identifier ignored_any
+                }
+            }
+
+            /// A buffered object of a [`Streamed`] union whose tag picked member `label`, read
+            /// again from its JSON text with the tag moved first (the last one given, which
+            /// `get` and so the choice read), so the streaming code builds the member: the
+            /// member is not compiled a second time to be read from the buffer.
+            pub fn reread<T: Streamed + ::serde::de::DeserializeOwned>(content: Content<'_>, label: &str) -> ::core::result::Result<T, ::serde_json::Error> {
+                let Content::Map(mut entries) = content else {
+                    return ::core::result::Result::Err(error(&::std::format!("{label}: expected an object")));
+                };
+                let tag = entries.iter().rposition(|(k, _)| k.as_str() == ::core::option::Option::Some(T::TAG));
+                match tag {
+                    // The tag picks a member on its own, so the text is streamed, never buffered
+                    // again.
+                    ::core::option::Option::Some(at) if T::by_tag(&entries[at].1).is_some() => {
+                        let tag = entries.remove(at);
+                        entries.insert(0, tag);
+                    }
+                    _ => return ::core::result::Result::Err(error(&::std::format!("{label}: no member chosen"))),
+                }
+                let text = ::serde_json::to_vec(&Content::Map(entries))?;
+                ::serde_json::from_slice::<T>(&text).map_err(|e| {
+                    // The position is in the text written here, not in the input.
+                    let text = e.to_string();
+                    let message = match text.rfind(" at line ") {
+                        ::core::option::Option::Some(at) if text[at..].contains(" column ") => &text[..at],
+                        _ => text.as_str(),
+                    };
+                    error(message)
+                })
+            }
+
+            /// A buffered value written back as JSON, members in the order read.
+            impl ::serde::Serialize for Content<'_> {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    match self {
+                        Content::Null => serializer.serialize_unit(),
+                        Content::Bool(v) => serializer.serialize_bool(*v),
+                        Content::U64(v) => serializer.serialize_u64(*v),
+                        Content::I64(v) => serializer.serialize_i64(*v),
+                        Content::F64(v) => serializer.serialize_f64(*v),
+                        Content::Str(v) => serializer.serialize_str(v),
+                        Content::String(v) => serializer.serialize_str(v),
+                        Content::Seq(items) => serializer.collect_seq(items),
+                        Content::Map(entries) => serializer.collect_map(entries.iter().map(|(k, v)| (k, v))),
+                    }
                 }
             }
 

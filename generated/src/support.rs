@@ -68,11 +68,15 @@ impl<'de, T: Streamed> ::serde::de::Visitor<'de> for StreamVisitor<T> {
         mut map: A,
     ) -> ::core::result::Result<T, A::Error> {
         let mut read = ::std::vec::Vec::new();
+        let mut nested = false;
         while let ::core::option::Option::Some(key) = map.next_key::<Content<'de>>()? {
             let value: Content<'de> = map.next_value()?;
-            let chosen = if key.as_str() == ::core::option::Option::Some(T::TAG) {
+            let chosen = if nested {
+                ::core::option::Option::None
+            } else if key.as_str() == ::core::option::Option::Some(T::TAG) {
                 T::by_tag(&value)
             } else {
+                nested = matches!(value, Content::Seq(_) | Content::Map(_));
                 ::core::option::Option::None
             };
             read.push((key, value));
@@ -129,8 +133,8 @@ impl<'de, T: Streamed> ::serde::de::Visitor<'de> for StreamVisitor<T> {
         deserialize_streamed(d)
     }
 }
-/// A map whose first entries were already read into [`Content`]: replays them, then
-/// reads on from the input.
+/// A map whose first entries were already read into [`Content`] (scalars only, see
+/// [`StreamVisitor`]): replays them, then reads on from the input.
 pub struct Prefixed<'de, A> {
     read: ::std::vec::IntoIter<(Content<'de>, Content<'de>)>,
     value: ::core::option::Option<Content<'de>>,
@@ -155,7 +159,7 @@ for Prefixed<'de, A> {
         match self.read.next() {
             ::core::option::Option::Some((key, value)) => {
                 self.value = ::core::option::Option::Some(value);
-                seed.deserialize(ContentDeserializer::<A::Error>::new(key))
+                seed.deserialize(ScalarDeserializer::<A::Error>::new(key))
                     .map(::core::option::Option::Some)
             }
             ::core::option::Option::None => self.rest.next_key_seed(seed),
@@ -167,7 +171,7 @@ for Prefixed<'de, A> {
     ) -> ::core::result::Result<V::Value, A::Error> {
         match self.value.take() {
             ::core::option::Option::Some(value) => {
-                seed.deserialize(ContentDeserializer::<A::Error>::new(value))
+                seed.deserialize(ScalarDeserializer::<A::Error>::new(value))
             }
             ::core::option::Option::None => self.rest.next_value_seed(seed),
         }
@@ -486,6 +490,174 @@ for ContentDeserializer<'de, E> {
     ::serde::forward_to_deserialize_any! {
         i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char bytes byte_buf unit
         unit_struct tuple tuple_struct enum identifier ignored_any
+    }
+}
+/// Replays a scalar [`Content`] (null, a boolean, a number or a string) as
+/// [`ContentDeserializer`] does, with errors of type `E`; an object or array is refused
+/// as the wrong type. It never hands a visitor a map or a sequence, so a type read
+/// through it does not compile its members' decoding for it: replaying the scalars
+/// read before a union's tag costs little code per member.
+pub struct ScalarDeserializer<'de, E>(Content<'de>, ::core::marker::PhantomData<E>);
+impl<'de, E> ScalarDeserializer<'de, E> {
+    pub fn new(content: Content<'de>) -> Self {
+        ScalarDeserializer(content, ::core::marker::PhantomData)
+    }
+}
+impl<'de, E: ::serde::de::Error> ::serde::Deserializer<'de>
+for ScalarDeserializer<'de, E> {
+    type Error = E;
+    fn deserialize_any<V: ::serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> ::core::result::Result<V::Value, E> {
+        match self.0 {
+            Content::Null => visitor.visit_unit(),
+            Content::Bool(v) => visitor.visit_bool(v),
+            Content::U64(v) => visitor.visit_u64(v),
+            Content::I64(v) => visitor.visit_i64(v),
+            Content::F64(v) => visitor.visit_f64(v),
+            Content::Str(v) => visitor.visit_borrowed_str(v),
+            Content::String(v) => visitor.visit_string(v),
+            other => {
+                ::core::result::Result::Err(
+                    E::invalid_type(unexpected(&other), &visitor),
+                )
+            }
+        }
+    }
+    fn deserialize_option<V: ::serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> ::core::result::Result<V::Value, E> {
+        match self.0 {
+            Content::Null => visitor.visit_none(),
+            other => visitor.visit_some(ScalarDeserializer::<E>::new(other)),
+        }
+    }
+    fn deserialize_newtype_struct<V: ::serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> ::core::result::Result<V::Value, E> {
+        visitor.visit_newtype_struct(self)
+    }
+    fn deserialize_map<V: ::serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> ::core::result::Result<V::Value, E> {
+        ::core::result::Result::Err(E::invalid_type(unexpected(&self.0), &visitor))
+    }
+    fn deserialize_seq<V: ::serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> ::core::result::Result<V::Value, E> {
+        ::core::result::Result::Err(E::invalid_type(unexpected(&self.0), &visitor))
+    }
+    fn deserialize_struct<V: ::serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> ::core::result::Result<V::Value, E> {
+        self.deserialize_map(visitor)
+    }
+    fn deserialize_str<V: ::serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> ::core::result::Result<V::Value, E> {
+        match self.0 {
+            Content::Str(v) => visitor.visit_borrowed_str(v),
+            Content::String(v) => visitor.visit_string(v),
+            other => {
+                ::core::result::Result::Err(
+                    E::invalid_type(unexpected(&other), &visitor),
+                )
+            }
+        }
+    }
+    fn deserialize_string<V: ::serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> ::core::result::Result<V::Value, E> {
+        self.deserialize_str(visitor)
+    }
+    fn deserialize_bool<V: ::serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> ::core::result::Result<V::Value, E> {
+        match self.0 {
+            Content::Bool(v) => visitor.visit_bool(v),
+            other => {
+                ::core::result::Result::Err(
+                    E::invalid_type(unexpected(&other), &visitor),
+                )
+            }
+        }
+    }
+    ::serde::forward_to_deserialize_any! {
+        i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char bytes byte_buf unit
+        unit_struct tuple tuple_struct enum identifier ignored_any
+    }
+}
+/// A buffered object of a [`Streamed`] union whose tag picked member `label`, read
+/// again from its JSON text with the tag moved first (the last one given, which
+/// `get` and so the choice read), so the streaming code builds the member: the
+/// member is not compiled a second time to be read from the buffer.
+pub fn reread<T: Streamed + ::serde::de::DeserializeOwned>(
+    content: Content<'_>,
+    label: &str,
+) -> ::core::result::Result<T, ::serde_json::Error> {
+    let Content::Map(mut entries) = content else {
+        return ::core::result::Result::Err(
+            error(&::std::format!("{label}: expected an object")),
+        );
+    };
+    let tag = entries
+        .iter()
+        .rposition(|(k, _)| k.as_str() == ::core::option::Option::Some(T::TAG));
+    match tag {
+        ::core::option::Option::Some(at) if T::by_tag(&entries[at].1).is_some() => {
+            let tag = entries.remove(at);
+            entries.insert(0, tag);
+        }
+        _ => {
+            return ::core::result::Result::Err(
+                error(&::std::format!("{label}: no member chosen")),
+            );
+        }
+    }
+    let text = ::serde_json::to_vec(&Content::Map(entries))?;
+    ::serde_json::from_slice::<T>(&text)
+        .map_err(|e| {
+            let text = e.to_string();
+            let message = match text.rfind(" at line ") {
+                ::core::option::Option::Some(at) if text[at..].contains(" column ") => {
+                    &text[..at]
+                }
+                _ => text.as_str(),
+            };
+            error(message)
+        })
+}
+/// A buffered value written back as JSON, members in the order read.
+impl ::serde::Serialize for Content<'_> {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        match self {
+            Content::Null => serializer.serialize_unit(),
+            Content::Bool(v) => serializer.serialize_bool(*v),
+            Content::U64(v) => serializer.serialize_u64(*v),
+            Content::I64(v) => serializer.serialize_i64(*v),
+            Content::F64(v) => serializer.serialize_f64(*v),
+            Content::Str(v) => serializer.serialize_str(v),
+            Content::String(v) => serializer.serialize_str(v),
+            Content::Seq(items) => serializer.collect_seq(items),
+            Content::Map(entries) => {
+                serializer.collect_map(entries.iter().map(|(k, v)| (k, v)))
+            }
+        }
     }
 }
 /// An array's items to `visitor`; all of them must be taken.

@@ -763,11 +763,11 @@ impl ClientNotification {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
-    #[inline]
-    fn from_content(
-        content: __private::Content<'_>,
-    ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &content {
+    /// The member (index, label) a buffered input is for, or why it is none.
+    fn choose(
+        content: &__private::Content<'_>,
+    ) -> ::core::result::Result<(usize, &'static str), ::serde_json::Error> {
+        let chosen: (usize, &'static str) = match content {
             __private::Content::Map(map) => {
                 let tag = __private::get(map, "method");
                 match tag.and_then(__private::Content::as_str) {
@@ -816,54 +816,7 @@ impl ClientNotification {
                 );
             }
         };
-        match which {
-            0usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::CancelledNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::InitializedNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ProgressNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::TaskStatusNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            4usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::RootsListChangedNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            _ => ::core::result::Result::Err(__private::error("no member chosen")),
-        }
+        ::core::result::Result::Ok(chosen)
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ClientNotification {
@@ -905,7 +858,8 @@ impl __private::Streamed for ClientNotification {
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        Self::from_content(content)
+        let (_, label) = Self::choose(&content)?;
+        __private::reread::<Self>(content, label)
     }
     fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
@@ -1034,11 +988,11 @@ impl ClientRequest {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
-    #[inline]
-    fn from_content(
-        content: __private::Content<'_>,
-    ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &content {
+    /// The member (index, label) a buffered input is for, or why it is none.
+    fn choose(
+        content: &__private::Content<'_>,
+    ) -> ::core::result::Result<(usize, &'static str), ::serde_json::Error> {
+        let chosen: (usize, &'static str) = match content {
             __private::Content::Map(map) => {
                 let tag = __private::get(map, "method");
                 match tag.and_then(__private::Content::as_str) {
@@ -1111,162 +1065,7 @@ impl ClientRequest {
                 );
             }
         };
-        match which {
-            0usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::InitializeRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::PingRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ListResourcesRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ListResourceTemplatesRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            4usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ReadResourceRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            5usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::SubscribeRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            6usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::UnsubscribeRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            7usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ListPromptsRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            8usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::GetPromptRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            9usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ListToolsRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            10usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::CallToolRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            11usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::GetTaskRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            12usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::GetTaskPayloadRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            13usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::CancelTaskRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            14usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ListTasksRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            15usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::SetLevelRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            16usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::CompleteRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            _ => ::core::result::Result::Err(__private::error("no member chosen")),
-        }
+        ::core::result::Result::Ok(chosen)
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ClientRequest {
@@ -1341,7 +1140,8 @@ impl __private::Streamed for ClientRequest {
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        Self::from_content(content)
+        let (_, label) = Self::choose(&content)?;
+        __private::reread::<Self>(content, label)
     }
     fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
@@ -7096,11 +6896,11 @@ impl ServerNotification {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
-    #[inline]
-    fn from_content(
-        content: __private::Content<'_>,
-    ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &content {
+    /// The member (index, label) a buffered input is for, or why it is none.
+    fn choose(
+        content: &__private::Content<'_>,
+    ) -> ::core::result::Result<(usize, &'static str), ::serde_json::Error> {
+        let chosen: (usize, &'static str) = match content {
             __private::Content::Map(map) => {
                 let tag = __private::get(map, "method");
                 match tag.and_then(__private::Content::as_str) {
@@ -7161,90 +6961,7 @@ impl ServerNotification {
                 );
             }
         };
-        match which {
-            0usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::CancelledNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ProgressNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ResourceListChangedNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ResourceUpdatedNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            4usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::PromptListChangedNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            5usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ToolListChangedNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            6usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::TaskStatusNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            7usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::LoggingMessageNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            8usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ElicitationCompleteNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            _ => ::core::result::Result::Err(__private::error("no member chosen")),
-        }
+        ::core::result::Result::Ok(chosen)
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ServerNotification {
@@ -7307,7 +7024,8 @@ impl __private::Streamed for ServerNotification {
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        Self::from_content(content)
+        let (_, label) = Self::choose(&content)?;
+        __private::reread::<Self>(content, label)
     }
     fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
@@ -7420,11 +7138,11 @@ impl ServerRequest {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
-    #[inline]
-    fn from_content(
-        content: __private::Content<'_>,
-    ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &content {
+    /// The member (index, label) a buffered input is for, or why it is none.
+    fn choose(
+        content: &__private::Content<'_>,
+    ) -> ::core::result::Result<(usize, &'static str), ::serde_json::Error> {
+        let chosen: (usize, &'static str) = match content {
             __private::Content::Map(map) => {
                 let tag = __private::get(map, "method");
                 match tag.and_then(__private::Content::as_str) {
@@ -7474,81 +7192,7 @@ impl ServerRequest {
                 );
             }
         };
-        match which {
-            0usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::PingRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::GetTaskRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::GetTaskPayloadRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::CancelTaskRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            4usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ListTasksRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            5usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::CreateMessageRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            6usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ListRootsRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            7usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ElicitRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            _ => ::core::result::Result::Err(__private::error("no member chosen")),
-        }
+        ::core::result::Result::Ok(chosen)
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ServerRequest {
@@ -7596,7 +7240,8 @@ impl __private::Streamed for ServerRequest {
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        Self::from_content(content)
+        let (_, label) = Self::choose(&content)?;
+        __private::reread::<Self>(content, label)
     }
     fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,

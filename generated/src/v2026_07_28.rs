@@ -747,11 +747,11 @@ impl ClientRequest {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
-    #[inline]
-    fn from_content(
-        content: __private::Content<'_>,
-    ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &content {
+    /// The member (index, label) a buffered input is for, or why it is none.
+    fn choose(
+        content: &__private::Content<'_>,
+    ) -> ::core::result::Result<(usize, &'static str), ::serde_json::Error> {
+        let chosen: (usize, &'static str) = match content {
             __private::Content::Map(map) => {
                 let tag = __private::get(map, "method");
                 match tag.and_then(__private::Content::as_str) {
@@ -811,99 +811,7 @@ impl ClientRequest {
                 );
             }
         };
-        match which {
-            0usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::DiscoverRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ListResourcesRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ListResourceTemplatesRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ReadResourceRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            4usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::SubscriptionsListenRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            5usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ListPromptsRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            6usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::GetPromptRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            7usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ListToolsRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            8usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::CallToolRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            9usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::CompleteRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            _ => ::core::result::Result::Err(__private::error("no member chosen")),
-        }
+        ::core::result::Result::Ok(chosen)
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ClientRequest {
@@ -957,7 +865,8 @@ impl __private::Streamed for ClientRequest {
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        Self::from_content(content)
+        let (_, label) = Self::choose(&content)?;
+        __private::reread::<Self>(content, label)
     }
     fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
@@ -3215,11 +3124,11 @@ impl InputRequest {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
-    #[inline]
-    fn from_content(
-        content: __private::Content<'_>,
-    ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &content {
+    /// The member (index, label) a buffered input is for, or why it is none.
+    fn choose(
+        content: &__private::Content<'_>,
+    ) -> ::core::result::Result<(usize, &'static str), ::serde_json::Error> {
+        let chosen: (usize, &'static str) = match content {
             __private::Content::Map(map) => {
                 let tag = __private::get(map, "method");
                 match tag.and_then(__private::Content::as_str) {
@@ -3260,36 +3169,7 @@ impl InputRequest {
                 );
             }
         };
-        match which {
-            0usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::CreateMessageRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ListRootsRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ElicitRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            _ => ::core::result::Result::Err(__private::error("no member chosen")),
-        }
+        ::core::result::Result::Ok(chosen)
     }
 }
 impl<'de> ::serde::Deserialize<'de> for InputRequest {
@@ -3322,7 +3202,8 @@ impl __private::Streamed for InputRequest {
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        Self::from_content(content)
+        let (_, label) = Self::choose(&content)?;
+        __private::reread::<Self>(content, label)
     }
     fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
@@ -7125,11 +7006,11 @@ impl ServerNotification {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
-    #[inline]
-    fn from_content(
-        content: __private::Content<'_>,
-    ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &content {
+    /// The member (index, label) a buffered input is for, or why it is none.
+    fn choose(
+        content: &__private::Content<'_>,
+    ) -> ::core::result::Result<(usize, &'static str), ::serde_json::Error> {
+        let chosen: (usize, &'static str) = match content {
             __private::Content::Map(map) => {
                 let tag = __private::get(map, "method");
                 match tag.and_then(__private::Content::as_str) {
@@ -7187,81 +7068,7 @@ impl ServerNotification {
                 );
             }
         };
-        match which {
-            0usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::CancelledNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ProgressNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ResourceListChangedNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::SubscriptionsAcknowledgedNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            4usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ResourceUpdatedNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            5usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::PromptListChangedNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            6usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::ToolListChangedNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            7usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::LoggingMessageNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            _ => ::core::result::Result::Err(__private::error("no member chosen")),
-        }
+        ::core::result::Result::Ok(chosen)
     }
 }
 impl<'de> ::serde::Deserialize<'de> for ServerNotification {
@@ -7321,7 +7128,8 @@ impl __private::Streamed for ServerNotification {
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        Self::from_content(content)
+        let (_, label) = Self::choose(&content)?;
+        __private::reread::<Self>(content, label)
     }
     fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,

@@ -253,6 +253,83 @@ fn dispatch_errors_are_precise() {
     );
 }
 
+/// A request whose `params` (or any object) comes before its `method` is read whole and then
+/// again from its text with the tag first: the same request, and the same errors, as in the
+/// usual order, from every reader.
+#[test]
+fn requests_read_the_same_in_any_member_order() {
+    let params = r#"{"name":"caf\u00e9","arguments":{"max":18446744073709551615,"f":1.5e300,"one":1.0,
+        "nil":null,"e":"tab\there \ud83d\ude00","deep":[[{"a":[{"b":null}]}]],"empty":{}},
+        "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"x","version":"1"}}}"#;
+    let usual =
+        format!(r#"{{"jsonrpc":"2.0","id":"r-1","method":"tools/call","params":{params}}}"#);
+    let orders = [
+        format!(r#"{{"params":{params},"jsonrpc":"2.0","id":"r-1","method":"tools/call"}}"#),
+        format!(r#"{{"jsonrpc":"2.0","params":{params},"method":"tools/call","id":"r-1"}}"#),
+        format!(r#"{{"id":"r-1","jsonrpc":"2.0","params":{params},"method":"tools/call"}}"#),
+    ];
+    let plain: Value = serde_json::from_str(&usual).unwrap();
+    let written =
+        serde_json::to_string(&serde_json::from_str::<s::ClientRequest>(&usual).unwrap()).unwrap();
+    for text in &orders {
+        for parsed in [
+            serde_json::from_str::<s::ClientRequest>(text).unwrap(),
+            serde_json::from_slice::<s::ClientRequest>(text.as_bytes()).unwrap(),
+            serde_json::from_reader::<_, s::ClientRequest>(text.as_bytes()).unwrap(),
+            serde_json::from_value::<s::ClientRequest>(serde_json::from_str(text).unwrap())
+                .unwrap(),
+        ] {
+            assert_eq!(parsed.variant_name(), "CallToolRequest");
+            assert_eq!(serde_json::to_value(&parsed).unwrap(), plain);
+            // Numbers keep their kind: the text written is the usual order's, member for member.
+            assert_eq!(serde_json::to_string(&parsed).unwrap(), written);
+        }
+    }
+    // Errors name the member and what is wrong with it, once, with one position (the input's).
+    let error = |text: &str| {
+        let e = serde_json::from_str::<s::ClientRequest>(text)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e.matches(" at line ").count(), 1, "{e}");
+        e[..e.find(" at line ").unwrap()].to_string()
+    };
+    for (usual, reordered) in [
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}"#,
+            r#"{"params":{"name":5},"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#,
+            r#"{"jsonrpc":"2.0","params":{},"id":1,"method":"tools/call"}"#,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/explode","params":{}}"#,
+            r#"{"params":{},"jsonrpc":"2.0","id":1,"method":"tools/explode"}"#,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"params":{}}"#,
+            r#"{"params":{},"jsonrpc":"2.0","id":1}"#,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":7,"params":{}}"#,
+            r#"{"params":{},"jsonrpc":"2.0","id":1,"method":7}"#,
+        ),
+    ] {
+        assert_eq!(error(reordered), error(usual), "{reordered}");
+    }
+    // A method given twice is refused in either order.
+    for twice in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call","params":{"name":"t"}}"#,
+        r#"{"params":{"name":"t"},"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call"}"#,
+    ] {
+        assert!(
+            serde_json::from_str::<s::ClientRequest>(twice).is_err(),
+            "{twice}"
+        );
+    }
+}
+
 #[test]
 fn absent_result_type_means_complete() {
     let v = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "old server"}]}});

@@ -187,11 +187,11 @@ impl Message {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         ::serde::Deserialize::deserialize(value)
     }
-    #[inline]
-    fn from_content(
-        content: __private::Content<'_>,
-    ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &content {
+    /// The member (index, label) a buffered input is for, or why it is none.
+    fn choose(
+        content: &__private::Content<'_>,
+    ) -> ::core::result::Result<(usize, &'static str), ::serde_json::Error> {
+        let chosen: (usize, &'static str) = match content {
             __private::Content::Map(map) => {
                 let tag = __private::get(map, "method");
                 match tag.and_then(__private::Content::as_str) {
@@ -226,27 +226,7 @@ impl Message {
                 );
             }
         };
-        match which {
-            0usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::Ping)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::<
-                            ::serde_json::Error,
-                        >::new(content),
-                    )
-                    .map(Self::Pong)
-                    .map_err(|e| __private::context(label, e))
-            }
-            _ => ::core::result::Result::Err(__private::error("no member chosen")),
-        }
+        ::core::result::Result::Ok(chosen)
     }
 }
 impl<'de> ::serde::Deserialize<'de> for Message {
@@ -276,7 +256,8 @@ impl __private::Streamed for Message {
     fn from_buffer(
         content: __private::Content<'_>,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        Self::from_content(content)
+        let (_, label) = Self::choose(&content)?;
+        __private::reread::<Self>(content, label)
     }
     fn build<'de, __A: ::serde::de::MapAccess<'de>>(
         which: usize,
