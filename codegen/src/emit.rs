@@ -1266,15 +1266,9 @@ fn private_module() -> TokenStream {
                 type Error = E;
                 fn deserialize_any<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, E> {
                     match self.0 {
-                        Content::Null => visitor.visit_unit(),
-                        Content::Bool(v) => visitor.visit_bool(v),
-                        Content::U64(v) => visitor.visit_u64(v),
-                        Content::I64(v) => visitor.visit_i64(v),
-                        Content::F64(v) => visitor.visit_f64(v),
-                        Content::Str(v) => visitor.visit_borrowed_str(v),
-                        Content::String(v) => visitor.visit_string(v),
                         Content::Seq(v) => visit_content_seq(v, visitor),
                         Content::Map(v) => visit_content_map(v, visitor),
+                        scalar => ScalarDeserializer::<E>::new(scalar).deserialize_any(visitor),
                     }
                 }
                 fn deserialize_option<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, E> {
@@ -1303,21 +1297,16 @@ fn private_module() -> TokenStream {
                         other => ::core::result::Result::Err(E::invalid_type(unexpected(&other), &visitor)),
                     }
                 }
+                // A string or a boolean is a scalar: read as `ScalarDeserializer` reads it, which
+                // refuses an array or object the same way.
                 fn deserialize_str<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, E> {
-                    match self.0 {
-                        Content::Str(v) => visitor.visit_borrowed_str(v),
-                        Content::String(v) => visitor.visit_string(v),
-                        other => ::core::result::Result::Err(E::invalid_type(unexpected(&other), &visitor)),
-                    }
+                    ScalarDeserializer::<E>::new(self.0).deserialize_str(visitor)
                 }
                 fn deserialize_string<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, E> {
                     self.deserialize_str(visitor)
                 }
                 fn deserialize_bool<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, E> {
-                    match self.0 {
-                        Content::Bool(v) => visitor.visit_bool(v),
-                        other => ::core::result::Result::Err(E::invalid_type(unexpected(&other), &visitor)),
-                    }
+                    ScalarDeserializer::<E>::new(self.0).deserialize_bool(visitor)
                 }
                 fn deserialize_struct<V: ::serde::de::Visitor<'de>>(self, _name: &'static str, _fields: &'static [&'static str], visitor: V) -> ::core::result::Result<V::Value, E> {
                     self.deserialize_map(visitor)
@@ -1328,8 +1317,8 @@ fn private_module() -> TokenStream {
                 }
             }
 
-            /// Replays a scalar [`Content`] (null, a boolean, a number or a string) as
-            /// [`ContentDeserializer`] does, with errors of type `E`; an object or array is refused
+            /// Replays a scalar [`Content`] (null, a boolean, a number or a string), for
+            /// [`ContentDeserializer`] too, with errors of type `E`; an object or array is refused
             /// as the wrong type. It never hands a visitor a map or a sequence, so a type read
             /// through it does not compile its members' decoding for it: replaying the scalars
             /// read before a union's tag costs little code per member.

@@ -393,15 +393,9 @@ for ContentDeserializer<'de, E> {
         visitor: V,
     ) -> ::core::result::Result<V::Value, E> {
         match self.0 {
-            Content::Null => visitor.visit_unit(),
-            Content::Bool(v) => visitor.visit_bool(v),
-            Content::U64(v) => visitor.visit_u64(v),
-            Content::I64(v) => visitor.visit_i64(v),
-            Content::F64(v) => visitor.visit_f64(v),
-            Content::Str(v) => visitor.visit_borrowed_str(v),
-            Content::String(v) => visitor.visit_string(v),
             Content::Seq(v) => visit_content_seq(v, visitor),
             Content::Map(v) => visit_content_map(v, visitor),
+            scalar => ScalarDeserializer::<E>::new(scalar).deserialize_any(visitor),
         }
     }
     fn deserialize_option<V: ::serde::de::Visitor<'de>>(
@@ -450,15 +444,7 @@ for ContentDeserializer<'de, E> {
         self,
         visitor: V,
     ) -> ::core::result::Result<V::Value, E> {
-        match self.0 {
-            Content::Str(v) => visitor.visit_borrowed_str(v),
-            Content::String(v) => visitor.visit_string(v),
-            other => {
-                ::core::result::Result::Err(
-                    E::invalid_type(unexpected(&other), &visitor),
-                )
-            }
-        }
+        ScalarDeserializer::<E>::new(self.0).deserialize_str(visitor)
     }
     fn deserialize_string<V: ::serde::de::Visitor<'de>>(
         self,
@@ -470,14 +456,7 @@ for ContentDeserializer<'de, E> {
         self,
         visitor: V,
     ) -> ::core::result::Result<V::Value, E> {
-        match self.0 {
-            Content::Bool(v) => visitor.visit_bool(v),
-            other => {
-                ::core::result::Result::Err(
-                    E::invalid_type(unexpected(&other), &visitor),
-                )
-            }
-        }
+        ScalarDeserializer::<E>::new(self.0).deserialize_bool(visitor)
     }
     fn deserialize_struct<V: ::serde::de::Visitor<'de>>(
         self,
@@ -492,8 +471,8 @@ for ContentDeserializer<'de, E> {
         unit_struct tuple tuple_struct enum identifier ignored_any
     }
 }
-/// Replays a scalar [`Content`] (null, a boolean, a number or a string) as
-/// [`ContentDeserializer`] does, with errors of type `E`; an object or array is refused
+/// Replays a scalar [`Content`] (null, a boolean, a number or a string), for
+/// [`ContentDeserializer`] too, with errors of type `E`; an object or array is refused
 /// as the wrong type. It never hands a visitor a map or a sequence, so a type read
 /// through it does not compile its members' decoding for it: replaying the scalars
 /// read before a union's tag costs little code per member.
