@@ -14,13 +14,16 @@ mod __private {
     /// dropped, since serde_json appends it again on the way out.
     pub fn context_any<E: ::serde::de::Error>(label: &str, e: E) -> E {
         let text = e.to_string();
-        let message = match text.rfind(" at line ") {
+        E::custom(::std::format!("{label}: {}", without_position(& text)))
+    }
+    /// An error's text without the ` at line L column C` serde_json ends it with.
+    fn without_position(text: &str) -> &str {
+        match text.rfind(" at line ") {
             ::core::option::Option::Some(at) if text[at..].contains(" column ") => {
                 &text[..at]
             }
-            _ => text.as_str(),
-        };
-        E::custom(::std::format!("{label}: {message}"))
+            _ => text,
+        }
     }
     /// A union that reads its input up to its discriminator, then hands the member the
     /// rest unbuffered (see [`deserialize_streamed`]).
@@ -605,16 +608,7 @@ mod __private {
         }
         let text = ::serde_json::to_vec(&Content::Map(entries))?;
         ::serde_json::from_slice::<T>(&text)
-            .map_err(|e| {
-                let text = e.to_string();
-                let message = match text.rfind(" at line ") {
-                    ::core::option::Option::Some(at) if text[at..].contains(" column ") => {
-                        &text[..at]
-                    }
-                    _ => text.as_str(),
-                };
-                error(message)
-            })
+            .map_err(|e| error(without_position(&e.to_string())))
     }
     /// A buffered value written back as JSON, members in the order read.
     impl ::serde::Serialize for Content<'_> {

@@ -131,10 +131,7 @@ impl Client {
                     file.size
                 )));
             }
-            let digest = format!(
-                "sha256:{}",
-                hex(&<sha2::Sha256 as sha2::Digest>::digest(&bytes))
-            );
+            let digest = crate::skills::digest(&bytes);
             if !digest.eq_ignore_ascii_case(&file.digest) {
                 return Err(ClientError::Unverified(format!(
                     "{uri}: digest {digest}, the entry says {}",
@@ -155,12 +152,4 @@ impl Client {
         }
         Ok(bytes)
     }
-}
-
-/// Lowercase hex of `bytes`.
-#[cfg(feature = "skills")]
-fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 2);
-    crate::wire::push_hex(&mut out, bytes);
-    out
 }

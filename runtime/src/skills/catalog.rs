@@ -151,8 +151,9 @@ fn mime_of(name: &str, text: bool) -> &'static str {
     }
 }
 
-/// `sha256:<hex>` of `bytes`.
-fn digest(bytes: &[u8]) -> String {
+/// `sha256:<hex>` of `bytes`: a skill file's digest as the catalog lists it, and as the client
+/// computes it to check a file it read.
+pub(crate) fn digest(bytes: &[u8]) -> String {
     let hash = Sha256::digest(bytes);
     let mut out = String::with_capacity(71);
     out.push_str("sha256:");

@@ -19,6 +19,8 @@ mod catalog;
 mod frontmatter;
 mod load;
 
+#[cfg(feature = "client")]
+pub(crate) use catalog::digest;
 use catalog::{Catalog, RawSkill};
 use oxmcp_schema::Error;
 use serde_json::{json, Value};
