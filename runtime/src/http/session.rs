@@ -21,7 +21,7 @@ use super::quota::{CallerKey, InFlight};
 use super::respond::{json_response, Refusal};
 use crate::http::event_log::{self, parse_event_id, EventLog};
 use crate::http::sse::counted;
-use crate::server::legacy::{is_legacy_initialize, Session, SessionMessage};
+use crate::server::legacy::{is_legacy_initialize, LegacyInitialize, Session, SessionMessage};
 use crate::transport::Limits;
 use crate::wire::{lock, Notifier};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -265,35 +265,30 @@ impl Sessions {
         caller: &Caller,
     ) -> Option<Response> {
         let limits = &app.config.limits;
-        let message = serde_json::from_slice::<Value>(body).ok()?;
-        if is_legacy_initialize(&message) {
-            let (reply, opened) =
+        // The common `initialize` is read without a JSON tree; anything else as a tree.
+        let read = app.server.serves_legacy();
+        let (reply, opened) = match read.then(|| LegacyInitialize::read(body, limits.session_bytes)) {
+            Some(Some(request)) => {
                 app.server
-                    .initialize(message, limits.ask_timeout, limits.session_bytes);
-            let Some(session) = opened else {
-                return Some(json_ok(reply, None));
-            };
-            return Some(match self.insert(session, caller, limits) {
-                Ok(id) => json_ok(reply, Some(&id)),
-                Err(refused) => refused.into_response(),
-            });
-        }
-        let modern_meta = message
-            .get("params")
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get(crate::wire::META_VERSION))
-            .is_some();
-        // Without a version header the message is 2025-03-26's (the 2025-06-18 rule; every
-        // later client sends the header), and that era's requests, notifications and
-        // responses all belong to a session: one without can only be refused, never dropped.
-        let legacy = version.is_none_or(|v| crate::LEGACY_VERSIONS.contains(&v))
-            && ["method", "result", "error"]
-                .iter()
-                .any(|member| message.get(member).is_some());
-        (legacy && !modern_meta && app.server.serves_legacy())
-            .then(|| Refusal::NoSession.into_response())
+                    .initialize_read(request, limits.ask_timeout, limits.session_bytes)
+            }
+            _ => {
+                let message = serde_json::from_slice::<Value>(body).ok()?;
+                if !is_legacy_initialize(&message) {
+                    return refuse_without_session(app, version, &message);
+                }
+                app.server
+                    .initialize(message, limits.ask_timeout, limits.session_bytes)
+            }
+        };
+        let Some(session) = opened else {
+            return Some(json_ok(reply, None));
+        };
+        Some(match self.insert(session, caller, limits) {
+            Ok(id) => json_ok(reply, Some(&id)),
+            Err(refused) => refused.into_response(),
+        })
     }
-
     /// A POST in the session `session_id` names, from `caller`: its requests are answered as
     /// JSON or on an SSE stream, its responses and notifications accepted. The version header,
     /// when sent, must be the session's; a batch is refused; a `tools/call` needs the tool's
@@ -716,4 +711,24 @@ fn stream(
         limits.resume_window,
         open,
     )
+}
+
+/// The answer to a POST without a session, read as `message`, that is not a legacy
+/// `initialize` (see [`Sessions::post_without_session`]): the 400 that tells a 2025-era client
+/// to initialize first, or none for the modern path to answer.
+fn refuse_without_session(app: &Core, version: Option<&str>, message: &Value) -> Option<Response> {
+    let modern_meta = message
+        .get("params")
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(crate::wire::META_VERSION))
+        .is_some();
+    // Without a version header the message is 2025-03-26's (the 2025-06-18 rule; every
+    // later client sends the header), and that era's requests, notifications and
+    // responses all belong to a session: one without can only be refused, never dropped.
+    let legacy = version.is_none_or(|v| crate::LEGACY_VERSIONS.contains(&v))
+        && ["method", "result", "error"]
+            .iter()
+            .any(|member| message.get(member).is_some());
+    (legacy && !modern_meta && app.server.serves_legacy())
+        .then(|| Refusal::NoSession.into_response())
 }

@@ -13,7 +13,8 @@ use crate::resume::live::{Live, Outbound};
 use crate::wire::{lock, Incoming, Notifier, Reply};
 use oxmcp_schema::{error_codes, Error, LoggingLevel, ServerResult};
 use serde_json::{json, Map, Value};
-use std::sync::{Arc, Mutex};
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 pub use super::LEGACY_VERSIONS;
@@ -21,7 +22,7 @@ pub use super::LEGACY_VERSIONS;
 #[cfg(feature = "http")]
 mod read;
 #[cfg(feature = "http")]
-pub(crate) use read::{LegacyResponse, SessionMessage};
+pub(crate) use read::{LegacyInitialize, LegacyResponse, SessionMessage};
 
 /// One legacy connection (a stdio process) or HTTP session: what `initialize` fixed, and what
 /// the client set since.
@@ -29,10 +30,11 @@ pub(crate) use read::{LegacyResponse, SessionMessage};
 pub(crate) struct Session {
     /// The negotiated protocol version.
     pub(crate) version: String,
-    /// The capabilities the client declared at `initialize`.
-    pub(crate) capabilities: Value,
-    /// The client's `clientInfo`.
-    pub(crate) client_info: Value,
+    /// The capabilities the client declared at `initialize` and its `clientInfo`, as trees,
+    /// for the requests read as one ([`Server::handle_legacy`]). Set at `initialize` when it
+    /// was read as a tree; otherwise built on first use from [`Session::meta_members`], which
+    /// holds both as text.
+    client: OnceLock<(Value, Value)>,
     /// The level `logging/setLevel` asked for.
     log_level: Mutex<Option<Value>>,
     /// URIs `resources/subscribe` asked for, each once. A list: every check walks them all
@@ -47,6 +49,25 @@ pub(crate) struct Session {
 }
 
 impl Session {
+    /// The client's capabilities and `clientInfo`, as trees.
+    fn client(&self) -> &(Value, Value) {
+        self.client.get_or_init(|| {
+            // Only an `initialize` read without a tree leaves this unset, and that way is the
+            // HTTP transport's: its text is in `meta_members`.
+            #[cfg(feature = "http")]
+            if let Ok(mut meta) =
+                crate::wire::from_text::<Map<String, Value>>(&format!("{{{}}}", self.meta_members))
+            {
+                let mut take = |key| meta.remove(key).unwrap_or_else(|| json!({}));
+                return (
+                    take(crate::wire::META_CAPS),
+                    take(crate::wire::META_CLIENT_INFO),
+                );
+            }
+            (json!({}), json!({}))
+        })
+    }
+
     /// Whether the client subscribed to updates of `uri` (or a URI it lies under).
     pub(crate) fn subscribed(&self, uri: &str) -> bool {
         lock(&self.subscriptions)
@@ -175,6 +196,20 @@ fn deliver(session: &Session, id: &str, outcome: crate::resume::live::Answer) {
     }
 }
 
+/// What an `initialize` gives the session it opens, however the request was read.
+struct Hello<'a> {
+    /// The request's id, as JSON text (an integer or a string).
+    id: &'a str,
+    /// The version negotiated.
+    version: &'static str,
+    /// The client's capabilities, as the JSON text of an object.
+    capabilities: Cow<'a, str>,
+    /// The client's `clientInfo`, as the JSON text of an object.
+    client_info: Cow<'a, str>,
+    /// Both, as trees, when the request was read as one.
+    trees: Option<(Value, Value)>,
+}
+
 /// The version a legacy client asked for if it is served, else the newest legacy version.
 fn negotiate(requested: Option<&str>) -> &'static str {
     LEGACY_VERSIONS
@@ -247,27 +282,76 @@ impl Server {
                 (Ok(c), Ok(i)) => (c, i),
                 (Err(e), _) | (_, Err(e)) => return (error_text(Some(&id), e), None),
             };
-        let kept = caps_text.len() + info_text.len();
+        let hello = Hello {
+            id: &id.to_string(),
+            version,
+            capabilities: caps_text.into(),
+            client_info: info_text.into(),
+            trees: Some((capabilities, client_info)),
+        };
+        self.open_session(hello, ask_timeout, budget)
+    }
+
+    /// Answer a legacy `initialize` read without a JSON tree, as [`Server::initialize`] answers
+    /// a parsed one; only a request that way has taken, and only on a server that opens legacy
+    /// sessions.
+    #[cfg(feature = "http")]
+    pub(crate) fn initialize_read(
+        &self,
+        request: LegacyInitialize<'_>,
+        ask_timeout: Duration,
+        budget: usize,
+    ) -> (String, Option<Arc<Session>>) {
+        fn text(raw: Option<&serde_json::value::RawValue>) -> Cow<'_, str> {
+            Cow::Borrowed(raw.map_or("{}", serde_json::value::RawValue::get))
+        }
+        let hello = Hello {
+            id: request.id,
+            version: negotiate(request.requested),
+            capabilities: text(request.capabilities),
+            client_info: text(request.client_info),
+            trees: None,
+        };
+        self.open_session(hello, ask_timeout, budget)
+    }
+
+    /// Open the session an `initialize` asked for, however it was read: the reply text and the
+    /// session, or the error reply when what the session would keep is over `budget` bytes.
+    fn open_session(
+        &self,
+        hello: Hello<'_>,
+        ask_timeout: Duration,
+        budget: usize,
+    ) -> (String, Option<Arc<Session>>) {
+        let Hello {
+            id,
+            version,
+            capabilities,
+            client_info,
+            trees,
+        } = hello;
+        let kept = capabilities.len() + client_info.len();
         if kept > budget {
             let error = Error::invalid_params(format!(
                 "initialize: capabilities and clientInfo take {kept} bytes; a session keeps at most {budget}"
             ));
-            return (error_text(Some(&id), error), None);
+            let id = crate::wire::from_text::<Value>(id).ok();
+            return (error_text(id.as_ref(), error), None);
         }
+        #[cfg(not(feature = "http"))]
+        let _ = (&capabilities, &client_info);
         let session = Session {
             version: version.to_string(),
             #[cfg(feature = "http")]
-            meta_members: meta_members(version, &caps_text, &info_text),
-            capabilities,
-            client_info,
+            meta_members: meta_members(version, &capabilities, &client_info),
+            client: trees.map(OnceLock::from).unwrap_or_default(),
             log_level: Mutex::new(None),
             subscriptions: Mutex::default(),
             outbound: Arc::new(Outbound::new(ask_timeout)),
         };
-        let id_text = id.to_string();
         let reply = [
             r#"{"jsonrpc":"2.0","id":"#,
-            &id_text,
+            id,
             r#","result":{"protocolVersion":""#,
             version,
             "\",",
@@ -405,11 +489,9 @@ impl Server {
             ));
         };
         meta.insert(crate::wire::META_VERSION.into(), json!(session.version));
-        meta.insert(crate::wire::META_CAPS.into(), session.capabilities.clone());
-        meta.insert(
-            crate::wire::META_CLIENT_INFO.into(),
-            session.client_info.clone(),
-        );
+        let (capabilities, client_info) = session.client();
+        meta.insert(crate::wire::META_CAPS.into(), capabilities.clone());
+        meta.insert(crate::wire::META_CLIENT_INFO.into(), client_info.clone());
         if let Some(level) = lock(&session.log_level).clone() {
             meta.insert(crate::wire::META_LOG_LEVEL.into(), level);
         }

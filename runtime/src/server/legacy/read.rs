@@ -153,6 +153,85 @@ impl<'a> SessionMessage<'a> {
     }
 }
 
+/// A legacy `initialize` read from its bytes without building a JSON tree, for the HTTP
+/// transport: what the session it opens keeps, borrowed from the request. The capabilities and
+/// `clientInfo` are kept as the client wrote them, and written so into every request of the
+/// session.
+pub(crate) struct LegacyInitialize<'a> {
+    /// The id, as JSON text: an integer or a string without escapes.
+    pub(crate) id: &'a str,
+    /// The `protocolVersion` asked for, when it is a string.
+    pub(crate) requested: Option<&'a str>,
+    /// The capabilities, when sent: the JSON text of an object.
+    pub(crate) capabilities: Option<&'a RawValue>,
+    /// The `clientInfo`, when sent: the JSON text of an object.
+    pub(crate) client_info: Option<&'a RawValue>,
+}
+
+impl<'a> LegacyInitialize<'a> {
+    /// Read `bytes` as a legacy `initialize` (no modern `_meta` version), if this way can take
+    /// it; what it cannot (any error, a name or string written with escapes, a large id, a
+    /// request over `budget`) is read as a `serde_json::Value` instead, which answers each case
+    /// exactly. The capabilities and `clientInfo` must read as their 2026 types: each request of
+    /// the session carries them as written, and reads them as those types, so text that does
+    /// (a repeated member, say) is left to the tree, which keeps one value per name.
+    pub(crate) fn read(bytes: &'a [u8], budget: usize) -> Option<Self> {
+        let members: Members<'a> = serde_json::from_slice(bytes).ok()?;
+        let method: &str = crate::wire::from_text(members.get("method")?.get()).ok()?;
+        let id = members.get("id")?.get();
+        // As a parsed id is taken: a string, or an integer that is one as JSON reads it (not
+        // `-0`, which reads as a float).
+        let taken = match id.starts_with('"') {
+            true => plain_id(id),
+            false => crate::wire::from_text::<serde_json::Number>(id)
+                .is_ok_and(|n| n.is_i64() || n.is_u64()),
+        };
+        if method != "initialize" || !taken {
+            return None;
+        }
+        let params: Members<'a> = match members.get("params") {
+            Some(params) => crate::wire::from_text(params.get()).ok()?,
+            None => Members::default(),
+        };
+        if let Some(meta) = params.get("_meta") {
+            let meta: Members<'_> = crate::wire::from_text(meta.get()).ok()?;
+            if meta.get(crate::wire::META_VERSION).is_some() {
+                return None;
+            }
+        }
+        let requested = match params.get("protocolVersion") {
+            None => None,
+            Some(raw) if raw.get().starts_with('"') => {
+                Some(crate::wire::from_text(raw.get()).ok()?)
+            }
+            // Not a string: asked for no version.
+            Some(_) => None,
+        };
+        let object = |name: &str| match params.get(name) {
+            Some(raw) if raw.get().starts_with('{') => Some(Some(raw)),
+            Some(_) => None,
+            None => Some(None),
+        };
+        let (capabilities, client_info) = (object("capabilities")?, object("clientInfo")?);
+        let size = |raw: Option<&RawValue>| raw.map_or(2, |r| r.get().len());
+        if size(capabilities) + size(client_info) > budget {
+            return None;
+        }
+        if let Some(raw) = capabilities {
+            crate::wire::from_text::<oxmcp_schema::ClientCapabilities>(raw.get()).ok()?;
+        }
+        if let Some(raw) = client_info {
+            crate::wire::from_text::<oxmcp_schema::Implementation>(raw.get()).ok()?;
+        }
+        Some(LegacyInitialize {
+            id,
+            requested,
+            capabilities,
+            client_info,
+        })
+    }
+}
+
 impl<'a> LegacyRequest<'a> {
     /// Read `bytes` as a request the handlers answer, if it is one this way can take.
     #[cfg(test)]
@@ -292,7 +371,7 @@ mod tests {
     use crate::resume::live::Outbound;
     use crate::wire::Incoming;
     use serde_json::{json, Value};
-    use std::sync::{Arc, Mutex};
+    use std::sync::{Arc, Mutex, OnceLock};
     use std::time::Duration;
 
     fn session(level: Option<&str>) -> Session {
@@ -305,8 +384,8 @@ mod tests {
                 &capabilities.to_string(),
                 &client_info.to_string(),
             ),
-            capabilities,
-            client_info,
+            // Built from `meta_members` when a request read as a tree needs it.
+            client: OnceLock::new(),
             log_level: Mutex::new(level.map(|l| json!(l))),
             subscriptions: Mutex::default(),
             outbound: Arc::new(Outbound::new(Duration::from_secs(1))),
@@ -472,6 +551,106 @@ mod tests {
         // Names with escapes are not read this way; nor is anything but an object.
         assert!(serde_json::from_str::<Members<'_>>(r#"{"a\u0062":1}"#).is_err());
         assert!(serde_json::from_str::<Members<'_>>("[1]").is_err());
+    }
+
+    /// What a session is to its client: the reply to its `initialize`, and what every request
+    /// of it carries (its version, its `_meta` members and its client, as trees).
+    type Opened = (Value, Option<(String, Value, (Value, Value))>);
+
+    fn opened(reply: String, session: Option<Arc<Session>>) -> Opened {
+        let reply: Value = serde_json::from_str(&reply).expect("the reply is JSON");
+        let session = session.map(|s| {
+            let meta = serde_json::from_str(&format!("{{{}}}", s.meta_members)).expect("members");
+            (s.version.clone(), meta, s.client().clone())
+        });
+        (reply, session)
+    }
+
+    const BUDGET: usize = 200;
+
+    /// An `initialize` whose capabilities name a member twice.
+    const REPEATED: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{"sampling":{},"sampling":{"tools":{}}}}}"#;
+
+    #[test]
+    fn an_initialize_read_without_a_tree_opens_the_session_a_tree_opens() {
+        let server = crate::Server::builder()
+            .build()
+            .expect("an empty server builds");
+        let timeout = Duration::from_secs(1);
+        let taken = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{},"roots":{"listChanged":true}},"clientInfo":{"name":"c","version":"1"}}}"#,
+            // Members in another order, whitespace, a string id, an unknown version (the newest
+            // legacy one is agreed), a version that is not a string, no params at all.
+            "{ \"params\" : { \"clientInfo\" : { \"name\" : \"c\" , \"version\" : \"1\" } , \"capabilities\" : { \"sampling\" : { } } } , \"method\" : \"initialize\" , \"id\" : \"x-1\" }",
+            r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"1999-01-01"}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":7,"capabilities":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"initialize"}"#,
+            r#"{"jsonrpc":"2.0","id":-9,"method":"initialize","params":{"_meta":{"progressToken":1}}}"#,
+            // Extension members the 2026 types keep.
+            r#"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"capabilities":{"experimental":{"x":{"a":1}},"extra":[1]},"clientInfo":{"name":"c","version":"1","title":"T","more":null}}}"#,
+        ];
+        for text in taken {
+            let read = LegacyInitialize::read(text.as_bytes(), BUDGET)
+                .unwrap_or_else(|| panic!("taken without a tree: {text}"));
+            let (reply, session) = server.initialize_read(read, timeout, BUDGET);
+            let fast = opened(reply, session);
+            let (reply, session) =
+                server.initialize(serde_json::from_str(text).unwrap(), timeout, BUDGET);
+            let tree = opened(reply, session);
+            assert_eq!(fast, tree, "{text}");
+            assert!(tree.1.is_some(), "{text}");
+        }
+        let left = [
+            // Not an initialize, or a modern one.
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+            // Ids a parsed initialize refuses or writes differently.
+            r#"{"jsonrpc":"2.0","id":-0,"method":"initialize"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"initialize"}"#,
+            r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"initialize"}"#,
+            r#"{"jsonrpc":"2.0","id":"a\u0041","method":"initialize"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"initialize"}"#,
+            r#"{"jsonrpc":"2.0","method":"initialize"}"#,
+            // Escapes in a name, the method or the version asked for.
+            r#"{"jsonrpc":"2.0","id":1,"me\u0074hod":"initialize"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"initiali\u007ae"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-1\u0038"}}"#,
+            // Params, capabilities or clientInfo that are not objects.
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":[]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":"c"}}"#,
+            // What the 2026 types do not read: a repeated member, a clientInfo without a version.
+            REPEATED,
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"c"}}}"#,
+            // Over the budget as written.
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"c","version":"1","title":"                                                                                                                                                                                            "}}}"#,
+            // Not JSON.
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize""#,
+        ];
+        for text in left {
+            assert!(
+                LegacyInitialize::read(text.as_bytes(), BUDGET).is_none(),
+                "{text}"
+            );
+        }
+        // What the tree makes of a repeated member: the last value, which every request of the
+        // session then carries.
+        let (_, session) =
+            server.initialize(serde_json::from_str(REPEATED).unwrap(), timeout, BUDGET);
+        let (.., client) = opened(String::from("{}"), session).1.expect("opened");
+        assert_eq!(client.0, json!({"sampling": {"tools": {}}}));
+    }
+
+    #[test]
+    fn a_session_opened_without_a_tree_gives_its_client_to_requests_read_as_one() {
+        let s = session(None);
+        assert_eq!(
+            s.client(),
+            &(
+                json!({"elicitation": {}}),
+                json!({"name": "c", "version": "1"})
+            )
+        );
     }
 
     #[test]
