@@ -4,7 +4,7 @@
 
 use super::Session;
 use crate::wire::lock;
-use serde_core::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_core::de::{Deserialize, Deserializer, Error, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -83,15 +83,115 @@ impl<'de> Deserialize<'de> for Members<'de> {
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("a JSON object")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
-                let mut members = Members::default();
-                while let Some((name, value)) = map.next_entry::<&'de str, &'de RawValue>()? {
-                    members.insert(name, value);
-                }
-                Ok(members)
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Members<'de>, A::Error> {
+                read_members(map)
             }
         }
         deserializer.deserialize_map(Visit)
+    }
+}
+
+/// The members of the object `map` reads.
+fn read_members<'de, A: MapAccess<'de>>(mut map: A) -> Result<Members<'de>, A::Error> {
+    let mut members = Members::default();
+    while let Some((name, value)) = map.next_entry::<&'de str, &'de RawValue>()? {
+        members.insert(name, value);
+    }
+    Ok(members)
+}
+
+/// A message's members as [`Members`] reads them, with its `params` read in the same pass, so
+/// that their text is read once.
+#[derive(Default)]
+struct Message<'a> {
+    /// The members other than `params`.
+    members: Members<'a>,
+    params: Params<'a>,
+}
+
+/// A message's `params`, as [`Message`] reads them.
+#[derive(Default)]
+enum Params<'a> {
+    /// None were sent.
+    #[default]
+    Absent,
+    /// An object, and its members.
+    Object(Members<'a>),
+    /// Something else, which this way does not take.
+    Other,
+}
+
+impl<'a> Params<'a> {
+    /// The members of the params, none when absent; `None` when they are not an object.
+    fn members(self) -> Option<Members<'a>> {
+        match self {
+            Params::Absent => Some(Members::default()),
+            Params::Object(members) => Some(members),
+            Params::Other => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Message<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Message<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Message<'de>, A::Error> {
+                let mut message = Message::default();
+                while let Some(name) = map.next_key::<&'de str>()? {
+                    if name == "params" {
+                        // A repeated `params` keeps its last value, as a parsed object would.
+                        message.params = map.next_value()?;
+                    } else {
+                        message.members.insert(name, map.next_value()?);
+                    }
+                }
+                Ok(message)
+            }
+        }
+        deserializer.deserialize_map(Visit)
+    }
+}
+
+impl<'de> Deserialize<'de> for Params<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Params<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Params<'de>, A::Error> {
+                read_members(map).map(Params::Object)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Params<'de>, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Params::Other)
+            }
+            fn visit_bool<E: Error>(self, _: bool) -> Result<Params<'de>, E> {
+                Ok(Params::Other)
+            }
+            fn visit_i64<E: Error>(self, _: i64) -> Result<Params<'de>, E> {
+                Ok(Params::Other)
+            }
+            fn visit_u64<E: Error>(self, _: u64) -> Result<Params<'de>, E> {
+                Ok(Params::Other)
+            }
+            fn visit_f64<E: Error>(self, _: f64) -> Result<Params<'de>, E> {
+                Ok(Params::Other)
+            }
+            fn visit_str<E: Error>(self, _: &str) -> Result<Params<'de>, E> {
+                Ok(Params::Other)
+            }
+            fn visit_unit<E: Error>(self) -> Result<Params<'de>, E> {
+                Ok(Params::Other)
+            }
+        }
+        deserializer.deserialize_any(Visit)
     }
 }
 
@@ -101,6 +201,7 @@ impl<'de> Deserialize<'de> for Members<'de> {
 /// are not an object) is read as a `serde_json::Value` instead, which gives each case its exact
 /// answer.
 pub(crate) struct LegacyRequest<'a> {
+    /// The members other than `params`.
     members: Members<'a>,
     params: Members<'a>,
     method: &'a str,
@@ -129,7 +230,7 @@ pub(crate) struct LegacyResponse<'a> {
 impl<'a> SessionMessage<'a> {
     /// Read `bytes`, if they are a message this way can take.
     pub(crate) fn read(bytes: &'a [u8]) -> Option<Self> {
-        let members: Members<'a> = serde_json::from_slice(bytes).ok()?;
+        let Message { members, params } = serde_json::from_slice(bytes).ok()?;
         let id = members.get("id");
         let Some(method) = members.get("method") else {
             // A response has exactly one of `result` and `error`.
@@ -146,7 +247,7 @@ impl<'a> SessionMessage<'a> {
         };
         let method: &'a str = crate::wire::from_text(method.get()).ok()?;
         match id {
-            Some(id) => LegacyRequest::of(members, method, id).map(SessionMessage::Request),
+            Some(id) => LegacyRequest::of(members, params, method, id).map(SessionMessage::Request),
             None if method == "notifications/cancelled" => None,
             None => Some(SessionMessage::Notification),
         }
@@ -176,7 +277,7 @@ impl<'a> LegacyInitialize<'a> {
     /// the session carries them as written, and reads them as those types, so text that does
     /// (a repeated member, say) is left to the tree, which keeps one value per name.
     pub(crate) fn read(bytes: &'a [u8], budget: usize) -> Option<Self> {
-        let members: Members<'a> = serde_json::from_slice(bytes).ok()?;
+        let Message { members, params } = serde_json::from_slice(bytes).ok()?;
         let method: &str = crate::wire::from_text(members.get("method")?.get()).ok()?;
         let id = members.get("id")?.get();
         // As a parsed id is taken: a string, or an integer that is one as JSON reads it (not
@@ -189,10 +290,7 @@ impl<'a> LegacyInitialize<'a> {
         if method != "initialize" || !taken {
             return None;
         }
-        let params: Members<'a> = match members.get("params") {
-            Some(params) => crate::wire::from_text(params.get()).ok()?,
-            None => Members::default(),
-        };
+        let params = params.members()?;
         if let Some(meta) = params.get("_meta") {
             let meta: Members<'_> = crate::wire::from_text(meta.get()).ok()?;
             if meta.get(crate::wire::META_VERSION).is_some() {
@@ -242,16 +340,18 @@ impl<'a> LegacyRequest<'a> {
         }
     }
 
-    /// The request of `members` with this method and id, if the handlers answer it and this way
-    /// can take it.
-    fn of(members: Members<'a>, method: &'a str, id: &'a RawValue) -> Option<Self> {
+    /// The request of `members` and `params` with this method and id, if the handlers answer it
+    /// and this way can take it.
+    fn of(
+        members: Members<'a>,
+        params: Params<'a>,
+        method: &'a str,
+        id: &'a RawValue,
+    ) -> Option<Self> {
         if SESSION_METHODS.contains(&method) || !plain_id(id.get()) {
             return None;
         }
-        let params = match members.get("params") {
-            Some(params) => crate::wire::from_text(params.get()).ok()?,
-            None => Members::default(),
-        };
+        let params = params.members()?;
         Some(LegacyRequest {
             members,
             params,
@@ -307,7 +407,8 @@ impl<'a> LegacyRequest<'a> {
         };
         out.push(b'{');
         let mut first = true;
-        write_members(&mut out, &mut first, &self.members, |n| n != "params");
+        // `params` last, with the session's `_meta` in it.
+        write_members(&mut out, &mut first, &self.members, |_| true);
         member_name(&mut out, &mut first, "params");
         out.push(b'{');
         let mut first = true;
@@ -446,6 +547,38 @@ mod tests {
             &quiet,
         );
         assert_eq!(v["params"]["_meta"][crate::wire::META_LOG_LEVEL], "debug");
+    }
+
+    #[test]
+    fn params_read_in_the_same_pass_keep_their_last_value() {
+        let s = session(None);
+        let v = rewritten(
+            r#"{"params":{"name":"a"},"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"b","arguments":{"k":[{"params":1}]}}}"#,
+            &s,
+        );
+        assert_eq!(v["params"]["name"], "b");
+        assert_eq!(v["params"]["arguments"], json!({"k": [{"params": 1}]}));
+        assert_eq!(v.as_object().unwrap().len(), 4);
+        // The last `params` not an object, or params of any other kind: the parsed path's.
+        for params in [
+            r#"{"name":"a"},"params":[1]"#,
+            "[]",
+            "[1,{}]",
+            "null",
+            "1",
+            "\"x\"",
+            "true",
+        ] {
+            let text =
+                format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
+            assert!(LegacyRequest::read(text.as_bytes()).is_none(), "{text}");
+        }
+        // A notification's params are not looked at.
+        let text = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":[1]}"#;
+        assert!(matches!(
+            SessionMessage::read(text.as_bytes()),
+            Some(SessionMessage::Notification)
+        ));
     }
 
     #[test]
