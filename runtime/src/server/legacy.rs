@@ -11,7 +11,9 @@ use super::Server;
 use crate::handler::Principal;
 use crate::resume::live::{Live, Outbound};
 use crate::wire::{lock, Incoming, Notifier, Reply};
-use oxmcp_schema::{error_codes, Error, LoggingLevel, ServerResult};
+use oxmcp_schema::{
+    error_codes, ClientCapabilities, Error, Implementation, LoggingLevel, ServerResult,
+};
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -30,11 +32,11 @@ pub(crate) use read::{LegacyInitialize, LegacyResponse, SessionMessage};
 pub(crate) struct Session {
     /// The negotiated protocol version.
     pub(crate) version: String,
-    /// The capabilities the client declared at `initialize` and its `clientInfo`, as trees,
-    /// for the requests read as one ([`Server::handle_legacy`]). Set at `initialize` when it
-    /// was read as a tree; otherwise built on first use from [`Session::meta_members`], which
-    /// holds both as text.
-    client: OnceLock<(Value, Value)>,
+    /// The capabilities the client declared at `initialize` and its `clientInfo` (if it sent
+    /// one), as trees, for the requests read as one ([`Server::handle_legacy`]). Set at
+    /// `initialize` when it was read as a tree; otherwise built on first use from
+    /// [`Session::meta_members`], which holds both as text.
+    client: OnceLock<Client>,
     /// The level `logging/setLevel` asked for.
     log_level: Mutex<Option<Value>>,
     /// URIs `resources/subscribe` asked for, each once. A list: every check walks them all
@@ -50,7 +52,7 @@ pub(crate) struct Session {
 
 impl Session {
     /// The client's capabilities and `clientInfo`, as trees.
-    fn client(&self) -> &(Value, Value) {
+    fn client(&self) -> &Client {
         self.client.get_or_init(|| {
             // Only an `initialize` read without a tree leaves this unset, and that way is the
             // HTTP transport's: its text is in `meta_members`.
@@ -58,13 +60,13 @@ impl Session {
             if let Ok(mut meta) =
                 crate::wire::from_text::<Map<String, Value>>(&format!("{{{}}}", self.meta_members))
             {
-                let mut take = |key| meta.remove(key).unwrap_or_else(|| json!({}));
+                let capabilities = meta.remove(crate::wire::META_CAPS);
                 return (
-                    take(crate::wire::META_CAPS),
-                    take(crate::wire::META_CLIENT_INFO),
+                    capabilities.unwrap_or_else(|| json!({})),
+                    meta.remove(crate::wire::META_CLIENT_INFO),
                 );
             }
-            (json!({}), json!({}))
+            (json!({}), None)
         })
     }
 
@@ -160,10 +162,13 @@ pub(crate) fn hello_members(
     text
 }
 
+/// A session's client: its capabilities and its `clientInfo` (if it sent one), as trees.
+type Client = (Value, Option<Value>);
+
 /// The `_meta` members every request of a session carries, as JSON object members: its version,
-/// the client's capabilities and its `clientInfo`.
+/// the client's capabilities and its `clientInfo` (none if it sent none).
 #[cfg(feature = "http")]
-fn meta_members(version: &'static str, capabilities: &str, client_info: &str) -> String {
+fn meta_members(version: &'static str, capabilities: &str, client_info: Option<&str>) -> String {
     // The keys and the version (one of `LEGACY_VERSIONS`) are constants that need no escaping.
     let parts = [
         "\"",
@@ -174,12 +179,12 @@ fn meta_members(version: &'static str, capabilities: &str, client_info: &str) ->
         crate::wire::META_CAPS,
         "\":",
         capabilities,
-        ",\"",
-        crate::wire::META_CLIENT_INFO,
-        "\":",
-        client_info,
     ];
-    parts.concat()
+    let mut text = parts.concat();
+    if let Some(client_info) = client_info {
+        text.extend([",\"", crate::wire::META_CLIENT_INFO, "\":", client_info]);
+    }
+    text
 }
 
 /// The error a client answered one of the session's requests with, as read; an internal error
@@ -204,10 +209,10 @@ struct Hello<'a> {
     version: &'static str,
     /// The client's capabilities, as the JSON text of an object.
     capabilities: Cow<'a, str>,
-    /// The client's `clientInfo`, as the JSON text of an object.
-    client_info: Cow<'a, str>,
+    /// The client's `clientInfo`, as the JSON text of an object, if it sent one.
+    client_info: Option<Cow<'a, str>>,
     /// Both, as trees, when the request was read as one.
-    trees: Option<(Value, Value)>,
+    trees: Option<Client>,
 }
 
 /// The version a legacy client asked for if it is served, else the newest legacy version.
@@ -267,27 +272,40 @@ impl Server {
         // The session keeps both objects, taken out of the message (it is not read again), and
         // their JSON text, written once: its size is what the budget counts.
         let mut field = |name: &str| match params.as_deref_mut().and_then(|p| p.get_mut(name)) {
-            None => Ok((json!({}), "{}".to_string())),
+            None => Ok(None),
             Some(v @ Value::Object(_)) => {
                 let v = v.take();
                 let text = v.to_string();
-                Ok((v, text))
+                Ok(Some((v, text)))
             }
             Some(_) => Err(Error::invalid_params(format!(
                 "initialize: {name} must be an object"
             ))),
         };
-        let ((capabilities, caps_text), (client_info, info_text)) =
-            match (field("capabilities"), field("clientInfo")) {
-                (Ok(c), Ok(i)) => (c, i),
-                (Err(e), _) | (_, Err(e)) => return (error_text(Some(&id), e), None),
-            };
+        let (capabilities, client_info) = match (field("capabilities"), field("clientInfo")) {
+            (Ok(c), Ok(i)) => (c.unwrap_or_else(|| (json!({}), "{}".into())), i),
+            (Err(e), _) | (_, Err(e)) => return (error_text(Some(&id), e), None),
+        };
+        // Every request of the session carries both, read as the 2026 types: what does not
+        // read so is refused here, where the client sees why, not on each request.
+        let read = crate::wire::from_text::<ClientCapabilities>(&capabilities.1)
+            .map_err(|e| format!("initialize: capabilities: {e}"))
+            .and_then(|_| match &client_info {
+                Some((_, text)) => crate::wire::from_text::<Implementation>(text)
+                    .map(drop)
+                    .map_err(|e| format!("initialize: clientInfo: {e}")),
+                None => Ok(()),
+            });
+        if let Err(why) = read {
+            return (error_text(Some(&id), Error::invalid_params(why)), None);
+        }
+        let (info_tree, info_text) = client_info.unzip();
         let hello = Hello {
             id: &id.to_string(),
             version,
-            capabilities: caps_text.into(),
-            client_info: info_text.into(),
-            trees: Some((capabilities, client_info)),
+            capabilities: capabilities.1.into(),
+            client_info: info_text.map(Cow::Owned),
+            trees: Some((capabilities.0, info_tree)),
         };
         self.open_session(hello, ask_timeout, budget)
     }
@@ -302,14 +320,15 @@ impl Server {
         ask_timeout: Duration,
         budget: usize,
     ) -> (String, Option<Arc<Session>>) {
-        fn text(raw: Option<&serde_json::value::RawValue>) -> Cow<'_, str> {
-            Cow::Borrowed(raw.map_or("{}", serde_json::value::RawValue::get))
-        }
         let hello = Hello {
             id: request.id,
             version: negotiate(request.requested),
-            capabilities: text(request.capabilities),
-            client_info: text(request.client_info),
+            capabilities: Cow::Borrowed(
+                request
+                    .capabilities
+                    .map_or("{}", serde_json::value::RawValue::get),
+            ),
+            client_info: request.client_info.map(|raw| Cow::Borrowed(raw.get())),
             trees: None,
         };
         self.open_session(hello, ask_timeout, budget)
@@ -330,7 +349,7 @@ impl Server {
             client_info,
             trees,
         } = hello;
-        let kept = capabilities.len() + client_info.len();
+        let kept = capabilities.len() + client_info.as_ref().map_or(0, |text| text.len());
         if kept > budget {
             let error = Error::invalid_params(format!(
                 "initialize: capabilities and clientInfo take {kept} bytes; a session keeps at most {budget}"
@@ -343,7 +362,7 @@ impl Server {
         let session = Session {
             version: version.to_string(),
             #[cfg(feature = "http")]
-            meta_members: meta_members(version, &capabilities, &client_info),
+            meta_members: meta_members(version, &capabilities, client_info.as_deref()),
             client: trees.map(OnceLock::from).unwrap_or_default(),
             log_level: Mutex::new(None),
             subscriptions: Mutex::default(),
@@ -491,7 +510,13 @@ impl Server {
         meta.insert(crate::wire::META_VERSION.into(), json!(session.version));
         let (capabilities, client_info) = session.client();
         meta.insert(crate::wire::META_CAPS.into(), capabilities.clone());
-        meta.insert(crate::wire::META_CLIENT_INFO.into(), client_info.clone());
+        match client_info {
+            Some(client_info) => {
+                meta.insert(crate::wire::META_CLIENT_INFO.into(), client_info.clone())
+            }
+            // One the client wrote itself is not the session's either.
+            None => meta.remove(crate::wire::META_CLIENT_INFO),
+        };
         if let Some(level) = lock(&session.log_level).clone() {
             meta.insert(crate::wire::META_LOG_LEVEL.into(), level);
         }

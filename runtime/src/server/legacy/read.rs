@@ -483,7 +483,7 @@ mod tests {
             meta_members: super::super::meta_members(
                 "2025-11-25",
                 &capabilities.to_string(),
-                &client_info.to_string(),
+                Some(&client_info.to_string()),
             ),
             // Built from `meta_members` when a request read as a tree needs it.
             client: OnceLock::new(),
@@ -687,14 +687,26 @@ mod tests {
     }
 
     /// What a session is to its client: the reply to its `initialize`, and what every request
-    /// of it carries (its version, its `_meta` members and its client, as trees).
-    type Opened = (Value, Option<(String, Value, (Value, Value))>);
+    /// of it carries (its version; its `_meta` members as a tree, and as the typed `_meta` each
+    /// request reads them as, or why they do not read; its client, as trees).
+    type Opened = (
+        Value,
+        Option<(String, Value, TypedMeta, super::super::Client)>,
+    );
+
+    type TypedMeta = Result<oxmcp_schema::RequestMetaObject, String>;
 
     fn opened(reply: String, session: Option<Arc<Session>>) -> Opened {
         let reply: Value = serde_json::from_str(&reply).expect("the reply is JSON");
         let session = session.map(|s| {
-            let meta = serde_json::from_str(&format!("{{{}}}", s.meta_members)).expect("members");
-            (s.version.clone(), meta, s.client().clone())
+            let text = format!("{{{}}}", s.meta_members);
+            let meta = serde_json::from_str(&text).expect("members");
+            // Where an error was found does not count: the texts differ in spaces.
+            let typed = crate::wire::from_text(&text).map_err(|e: serde_json::Error| {
+                let e = e.to_string();
+                e[..e.rfind(" at line ").unwrap_or(e.len())].to_string()
+            });
+            (s.version.clone(), meta, typed, s.client().clone())
         });
         (reply, session)
     }
@@ -774,6 +786,119 @@ mod tests {
         assert_eq!(client.0, json!({"sampling": {"tools": {}}}));
     }
 
+    /// Members an `initialize` may carry, valid or not, for the property below: each is a
+    /// JSON member as text, or none (left out).
+    fn choice(
+        options: &'static [&'static str],
+    ) -> impl proptest::strategy::Strategy<Value = &'static str> {
+        proptest::sample::select(options)
+    }
+
+    proptest::proptest! {
+        // Cheap cases, most of them left to the tree: enough that many are taken.
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+        /// Whatever a client sends as its `initialize`, reading it without a tree either leaves
+        /// it to the tree or opens the very session the tree opens, with the same reply.
+        #[test]
+        fn any_initialize_read_without_a_tree_is_read_as_a_tree_reads_it(
+            id in choice(&["", r#""id":1"#, r#""id":-0"#, r#""id":1.5"#, r#""id":"a""#, r#""id":"a\u0041""#, r#""id":null"#, r#""id":18446744073709551616"#, r#""id":-9223372036854775808"#]),
+            method in choice(&["", r#""method":"initialize""#, r#""method":"initialize""#, r#""method":"initialize""#, r#""method":"initiali\u007ae""#, r#""method":"tools/list""#, r#""method":1"#]),
+            version in choice(&["", r#""protocolVersion":"2025-06-18""#, r#""protocolVersion":"2025-03-26""#, r#""protocolVersion":"x""#, r#""protocolVersion":7"#, r#""protocolVersion":"2025-06-1\u0038""#]),
+            caps in choice(&["", r#""capabilities":{}"#, r#""capabilities":{"elicitation":{}}"#, r#""capabilities":{"sampling":{},"sampling":{"tools":{}}}"#, r#""capabilities":[]"#, r#""capabilities":"x""#, r#""capabilities":{"experimental":{"a":{"b":[1,2]}}}"#, r#""capabilities":{"sampling":{"context":1}}"#, r#""capabilities":{ "roots" : { "listChanged" : true } }"#]),
+            info in choice(&["", r#""clientInfo":{"name":"c","version":"1"}"#, r#""clientInfo":{"name":"c"}"#, r#""clientInfo":"c""#, r#""clientInfo":{"name":"c","version":"1","title":"a title that is rather long for a client, and then some more"}"#, r#""clientInfo":{"name":"\u0063","version":"1","name":"d"}"#]),
+            meta in choice(&["", r#""_meta":{}"#, r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#, r#""_meta":3"#, r#""_meta":{"progressToken":"p"}"#]),
+            params_kind in 0..4u8,
+            order in proptest::collection::vec(0..8usize, 8),
+            space in proptest::bool::ANY,
+            budget in choice(&["40", "100", "4096"]),
+        ) {
+            let budget: usize = budget.parse().unwrap();
+            let mut params: Vec<&str> = [version, caps, info, meta].into_iter().filter(|m| !m.is_empty()).collect();
+            let mut top: Vec<String> = [r#""jsonrpc":"2.0""#, id, method].into_iter().filter(|m| !m.is_empty()).map(String::from).collect();
+            // Members in a shuffled order.
+            for (i, j) in order.iter().enumerate() {
+                if !params.is_empty() { let n = params.len(); params.swap(i % n, j % n); }
+                let n = top.len(); top.swap(i % n, j % n);
+            }
+            let sep = if space { " , " } else { "," };
+            match params_kind {
+                0 => top.push(format!(r#""params":{{{}}}"#, params.join(sep))),
+                1 => {}
+                2 => top.push(r#""params":[]"#.into()),
+                _ => top.push(format!(r#""params":{{"capabilities":[]}},"params":{{{}}}"#, params.join(sep))),
+            }
+            let text = format!("{{{}}}", top.join(sep));
+            let server = crate::Server::builder().build().unwrap();
+            let timeout = Duration::from_secs(1);
+            // As a tree: a session that opens gives every request a `_meta` that reads.
+            let tree: Option<Value> = serde_json::from_str(&text).ok();
+            let tree = tree.filter(crate::server::legacy::is_legacy_initialize).map(|tree| {
+                let (reply, session) = server.initialize(tree, timeout, budget);
+                opened(reply, session)
+            });
+            if let Some((_, Some((_, _, typed, _)))) = &tree {
+                proptest::prop_assert!(typed.is_ok(), "{}: {:?}", text, typed);
+            }
+            if let Some(read) = LegacyInitialize::read(text.as_bytes(), budget) {
+                let (reply, session) = server.initialize_read(read, timeout, budget);
+                proptest::prop_assert_eq!(Some(opened(reply, session)), tree, "{}", text);
+            }
+        }
+    }
+
+    #[test]
+    fn a_client_without_client_info_is_served_and_one_that_does_not_read_is_refused() {
+        let server = crate::Server::builder().build().unwrap();
+        let timeout = Duration::from_secs(1);
+        let call = br#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/clientInfo":{"name":"mine","version":"1"}}}}"#;
+        let without = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}"#;
+        let read = LegacyInitialize::read(without.as_bytes(), BUDGET).expect("taken");
+        let by_tree = server.initialize(serde_json::from_str(without).unwrap(), timeout, BUDGET);
+        for (_, session) in [server.initialize_read(read, timeout, BUDGET), by_tree] {
+            let session = session.expect("opened");
+            let out = LegacyRequest::read(call)
+                .unwrap()
+                .with_session_meta(&session)
+                .unwrap();
+            let Incoming::Request(request) = Incoming::parse(&out, &["2025-06-18"]) else {
+                panic!(
+                    "a request of the session reads: {}",
+                    String::from_utf8_lossy(&out)
+                );
+            };
+            // Neither the session's client nor one the request names for itself.
+            let meta: Value = serde_json::from_slice(&out).unwrap();
+            assert!(meta["params"]["_meta"]
+                .get(crate::wire::META_CLIENT_INFO)
+                .is_none());
+            drop(request);
+        }
+        for (params, why) in [
+            (
+                r#""clientInfo":{"name":"c"}"#,
+                "initialize: clientInfo: missing field `version`",
+            ),
+            (
+                r#""capabilities":{"sampling":{"context":1}}"#,
+                "initialize: capabilities: invalid type",
+            ),
+        ] {
+            let text = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{{params}}}}}"#
+            );
+            assert!(LegacyInitialize::read(text.as_bytes(), BUDGET).is_none());
+            let (reply, session) =
+                server.initialize(serde_json::from_str(&text).unwrap(), timeout, BUDGET);
+            assert!(session.is_none(), "{text}");
+            let reply: Value = serde_json::from_str(&reply).unwrap();
+            assert_eq!(reply["error"]["code"], -32602, "{reply}");
+            assert!(
+                reply["error"]["message"].as_str().unwrap().starts_with(why),
+                "{reply}"
+            );
+        }
+    }
+
     #[test]
     fn a_session_opened_without_a_tree_gives_its_client_to_requests_read_as_one() {
         let s = session(None);
@@ -781,7 +906,7 @@ mod tests {
             s.client(),
             &(
                 json!({"elicitation": {}}),
-                json!({"name": "c", "version": "1"})
+                Some(json!({"name": "c", "version": "1"}))
             )
         );
     }
