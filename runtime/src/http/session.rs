@@ -266,13 +266,17 @@ impl Sessions {
     ) -> Option<Response> {
         let limits = &app.config.limits;
         // The common `initialize` is read without a JSON tree; anything else as a tree.
-        let read = app.server.serves_legacy();
-        let (reply, opened) = match read.then(|| LegacyInitialize::read(body, limits.session_bytes)) {
-            Some(Some(request)) => {
+        let fast = app
+            .server
+            .serves_legacy()
+            .then(|| LegacyInitialize::read(body, limits.session_bytes))
+            .flatten();
+        let (reply, opened) = match fast {
+            Some(request) => {
                 app.server
                     .initialize_read(request, limits.ask_timeout, limits.session_bytes)
             }
-            _ => {
+            None => {
                 let message = serde_json::from_slice::<Value>(body).ok()?;
                 if !is_legacy_initialize(&message) {
                     return refuse_without_session(app, version, &message);
@@ -289,6 +293,7 @@ impl Sessions {
             Err(refused) => refused.into_response(),
         })
     }
+
     /// A POST in the session `session_id` names, from `caller`: its requests are answered as
     /// JSON or on an SSE stream, its responses and notifications accepted. The version header,
     /// when sent, must be the session's; a batch is refused; a `tools/call` needs the tool's
