@@ -201,6 +201,19 @@ fn deliver(session: &Session, id: &str, outcome: crate::resume::live::Answer) {
     }
 }
 
+/// Whether a client's capabilities and `clientInfo` (JSON text) read as the 2026 types every
+/// request of its session reads them as; why not, when they do not.
+fn client_reads(capabilities: &str, client_info: Option<&str>) -> Result<(), String> {
+    crate::wire::from_text::<ClientCapabilities>(capabilities)
+        .map_err(|e| format!("initialize: capabilities: {e}"))?;
+    match client_info {
+        Some(text) => crate::wire::from_text::<Implementation>(text)
+            .map(drop)
+            .map_err(|e| format!("initialize: clientInfo: {e}")),
+        None => Ok(()),
+    }
+}
+
 /// What an `initialize` gives the session it opens, however the request was read.
 struct Hello<'a> {
     /// The request's id, as JSON text (an integer or a string).
@@ -288,15 +301,8 @@ impl Server {
         };
         // Every request of the session carries both, read as the 2026 types: what does not
         // read so is refused here, where the client sees why, not on each request.
-        let read = crate::wire::from_text::<ClientCapabilities>(&capabilities.1)
-            .map_err(|e| format!("initialize: capabilities: {e}"))
-            .and_then(|_| match &client_info {
-                Some((_, text)) => crate::wire::from_text::<Implementation>(text)
-                    .map(drop)
-                    .map_err(|e| format!("initialize: clientInfo: {e}")),
-                None => Ok(()),
-            });
-        if let Err(why) = read {
+        let info = client_info.as_ref().map(|(_, text)| text.as_str());
+        if let Err(why) = client_reads(&capabilities.1, info) {
             return (error_text(Some(&id), Error::invalid_params(why)), None);
         }
         let (info_tree, info_text) = client_info.unzip();

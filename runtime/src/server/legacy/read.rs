@@ -315,12 +315,8 @@ impl<'a> LegacyInitialize<'a> {
         if size(capabilities) + size(client_info) > budget {
             return None;
         }
-        if let Some(raw) = capabilities {
-            crate::wire::from_text::<oxmcp_schema::ClientCapabilities>(raw.get()).ok()?;
-        }
-        if let Some(raw) = client_info {
-            crate::wire::from_text::<oxmcp_schema::Implementation>(raw.get()).ok()?;
-        }
+        let caps_text = capabilities.map_or("{}", RawValue::get);
+        super::client_reads(caps_text, client_info.map(RawValue::get)).ok()?;
         Some(LegacyInitialize {
             id,
             requested,
