@@ -294,8 +294,7 @@ where
         if first && raw.windows(12).any(|w| w == b"\"initialize\"") {
             if let Ok(value) = serde_json::from_slice::<Value>(&raw) {
                 if is_legacy_initialize(&value) {
-                    let (reply, opened) =
-                        server.initialize(value, limits.ask_timeout, limits.session_bytes);
+                    let (reply, opened) = server.initialize(value, &limits.session());
                     out.deliver(reply).await;
                     if let Some(opened) = opened {
                         let (server, opened2, out) = (server.clone(), opened.clone(), out.clone());
@@ -323,6 +322,12 @@ where
             continue;
         }
         let incoming = server.read(&raw);
+        if let Incoming::Request(request) = &incoming {
+            if let Some(refused) = crate::transport::listen_refused(request, &limits) {
+                out.deliver(refused.to_json()).await;
+                continue;
+            }
+        }
         if let Some(target) = cancelled(&incoming) {
             if let Some(entry) = target.and_then(|id| lock(&in_flight).remove(&id_key(&id))) {
                 entry.handle.abort();

@@ -85,8 +85,34 @@ fn origin_allowed(value: &str, allowed: &[String]) -> bool {
     authority.is_some_and(|a| host_allowed(a, allowed))
 }
 
+/// The MCP headers a request may carry once only: a second value would let this server read the
+/// first while an intermediary (a proxy routing on `Mcp-Session-Id`, a gateway authorizing on
+/// `Mcp-Name`) reads the last.
+static SINGLE: [&HeaderName; 5] = [&PROTOCOL_VERSION, &METHOD, &NAME, &SESSION, &LAST_EVENT_ID];
+
+/// `Last-Event-ID`, which resumes a 2025-era session's stream.
+pub(crate) static LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+
+/// Refuses a request that gives one of the MCP headers (those of [`SINGLE`] and every
+/// `Mcp-Param-*`) more than once (400, naming the header).
+fn check_single(headers: &HeaderMap) -> Result<(), Refusal> {
+    let twice = |name: &HeaderName| headers.get_all(name).iter().nth(1).is_some();
+    if let Some(name) = SINGLE.iter().find(|name| twice(name)) {
+        return Err(Refusal::Repeated(name.as_str().to_string()));
+    }
+    // Header names are kept lowercase; a request carries few headers, so the walk is short.
+    if let Some(name) = headers
+        .keys()
+        .find(|name| name.as_str().starts_with("mcp-param-") && twice(name))
+    {
+        return Err(Refusal::Repeated(name.as_str().to_string()));
+    }
+    Ok(())
+}
+
 /// `Host` and `Origin` checked against DNS rebinding: exactly one `Host` (HTTP/1.1 requires it;
-/// two are malformed), and every `Host` and `Origin` value well formed and allowed.
+/// two are malformed), and every `Host` and `Origin` value well formed and allowed; and no MCP
+/// header given twice.
 pub(crate) struct CheckedHost;
 
 impl<S: Send + Sync> FromRequestParts<S> for CheckedHost
@@ -101,6 +127,7 @@ where
 }
 
 fn check_host(headers: &HeaderMap, config: &HttpConfig) -> Result<CheckedHost, Refusal> {
+    check_single(headers)?;
     if !config.allowed_hosts.is_empty() {
         let mut hosts = headers.get_all(header::HOST).into_iter();
         let host = match (hosts.next(), hosts.next()) {
@@ -339,8 +366,10 @@ where
         Err(_) => return Err(Refusal::BodyTooSlow),
     };
     let limit = config.limits.max_json_values;
-    if crate::wire::json_values_over(&bytes, limit) {
-        return Err(Refusal::TooManyValues(limit));
+    match crate::wire::json_shape(&bytes, limit) {
+        crate::wire::JsonShape::Within => {}
+        crate::wire::JsonShape::TooManyValues => return Err(Refusal::TooManyValues(limit)),
+        crate::wire::JsonShape::TooDeep => return Err(Refusal::TooDeep),
     }
     Ok(bytes)
 }

@@ -236,14 +236,15 @@ impl Drop for Reader {
 
 /// An SSE response that reads `log` from after message `after`: a priming event, then the
 /// messages. `epoch` is the handler's cut this connection belongs to (a later cut ends it).
-/// A reader gone for `window` with the log unfinished stops its writer.
+/// A reader gone for `window` with the log unfinished stops its writer. `held` lives as long as
+/// the connection reads (the count of open streams, the caller's request in flight).
 pub(crate) fn read(
     log: Arc<EventLog>,
     after: u64,
     epoch: Option<u32>,
     retry: Duration,
     window: Duration,
-    open: crate::http::sse::Counted,
+    held: impl Send + 'static,
 ) -> Response {
     log.attach();
     let reader = Reader {
@@ -262,10 +263,10 @@ pub(crate) fn read(
         event_id(reader.log.id, after),
         retry.as_millis()
     );
-    // The count of open streams goes down with the stream.
-    let events = stream::unfold((reader, open), |(mut reader, open)| async move {
+    // What the stream holds is let go with it.
+    let events = stream::unfold((reader, held), |(mut reader, held)| async move {
         let event = reader.next().await?;
-        Some((Ok::<Event, Infallible>(event), (reader, open)))
+        Some((Ok::<Event, Infallible>(event), (reader, held)))
     });
     let (parts, body) = Sse::new(events)
         .keep_alive(KeepAlive::default())

@@ -206,6 +206,7 @@ async fn serve_until(
         .header_read_timeout(limits.header_timeout)
         .keep_alive(true);
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+    let per_address = Arc::new(quota::Connections::default());
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     let mut connections = tokio::task::JoinSet::new();
@@ -236,6 +237,14 @@ async fn serve_until(
                 }
             },
         };
+        // One address holds at most its share of the slots: past it, the connection is
+        // closed at once, so the backlog keeps moving for everyone else.
+        let Some(counted) = per_address.open(peer.ip(), limits.connections_per_address.max(1))
+        else {
+            tracing::debug!(%peer, "connection refused: this address holds its share of connections");
+            drop(tcp);
+            continue;
+        };
         // Small JSON-RPC replies must not wait for Nagle's algorithm.
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "TCP_NODELAY not set");
@@ -247,7 +256,7 @@ async fn serve_until(
             if let Err(e) = connection.await {
                 tracing::debug!(error = %e, "connection ended with an error");
             }
-            drop(slot);
+            drop((slot, counted));
         });
     }
     drop(listener);
@@ -352,11 +361,24 @@ impl Endpoint {
         };
         let (app, peer) = (self.app.clone(), self.peer);
         async move {
-            match path {
-                Path::Post(request) => Ok(post_from(app, request, peer).await),
-                Path::Session(request) => Ok(session_request(app, request, peer).await),
-                Path::Rest(routed) => routed.await,
+            let core = app.core.clone();
+            let mut response = match path {
+                Path::Post(request) => post_from(app, request, peer).await,
+                Path::Session(request) => session_request(app, request, peer).await,
+                Path::Rest(routed) => routed.await?,
+            };
+            // Once draining, every response closes its connection after it: a proxy then opens
+            // a new connection for its next request (to an instance in rotation) instead of
+            // reusing this one, which the server closes when it stops. Closing a kept-alive
+            // connection while the proxy may be sending on it is the one close that can lose a
+            // request; closing it after a response that says so cannot.
+            if core.draining.load(std::sync::atomic::Ordering::Relaxed) {
+                response.headers_mut().insert(
+                    axum::http::header::CONNECTION,
+                    axum::http::HeaderValue::from_static("close"),
+                );
             }
+            Ok(response)
         }
     }
 }

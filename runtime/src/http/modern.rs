@@ -66,6 +66,9 @@ pub(crate) async fn post(
         let meta = request_meta(request);
         let may_notify = meta.progress_token.is_some() || meta.log_level.is_some();
         let listen = matches!(**request, ClientRequest::SubscriptionsListenRequest(_));
+        if let Some(refused) = crate::transport::listen_refused(request, &app.config.limits) {
+            return reply_response(&refused);
+        }
         if listen || (wants_stream && may_notify) {
             return Box::pin(stream_response(app, incoming, principal, in_flight)).await;
         }

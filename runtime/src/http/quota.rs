@@ -1,5 +1,6 @@
-//! Per-caller quotas at the HTTP edge: who a request counts against, and how many requests each
-//! caller has in flight. One caller filling its share leaves the others theirs.
+//! Per-caller quotas at the HTTP edge: who a request counts against, how many requests each
+//! caller has in flight, and how many connections each address holds. One caller filling its
+//! share leaves the others theirs.
 
 use crate::handler::Principal;
 use crate::wire::lock;
@@ -69,6 +70,48 @@ impl Quotas {
     }
 }
 
+/// Connections open per client address, counted before a request is read: the listener's own
+/// protection, for anonymous and authenticated callers alike (a token is only read with a
+/// request, and a connection that never sends one still holds a slot until its header timeout).
+#[derive(Default)]
+pub(crate) struct Connections {
+    open: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// One connection counted for its address; it stops counting when dropped.
+pub(crate) struct Connection {
+    connections: Arc<Connections>,
+    address: IpAddr,
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        let mut open = lock(&self.connections.open);
+        if let Some(n) = open.get_mut(&self.address) {
+            *n -= 1;
+            if *n == 0 {
+                open.remove(&self.address);
+            }
+        }
+    }
+}
+
+impl Connections {
+    /// Count a connection from `address`, unless it already holds `max`.
+    pub(crate) fn open(self: &Arc<Self>, address: IpAddr, max: usize) -> Option<Connection> {
+        let mut open = lock(&self.open);
+        let n = open.entry(address).or_insert(0);
+        if *n >= max {
+            return None;
+        }
+        *n += 1;
+        Some(Connection {
+            connections: self.clone(),
+            address,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,5 +127,21 @@ mod tests {
         assert!(quotas.enter(bob, 2).is_some());
         drop(a1);
         assert!(quotas.enter(alice, 2).is_some());
+    }
+
+    #[test]
+    fn each_address_has_its_own_connections() {
+        let connections = Arc::new(Connections::default());
+        let (a, b): (IpAddr, IpAddr) = ("127.0.0.1".parse().unwrap(), "127.0.0.2".parse().unwrap());
+        let first = connections.open(a, 2).unwrap();
+        let _second = connections.open(a, 2).unwrap();
+        assert!(connections.open(a, 2).is_none());
+        assert!(connections.open(b, 2).is_some());
+        drop(first);
+        assert!(connections.open(a, 2).is_some());
+        assert!(
+            lock(&connections.open).get(&b).is_none(),
+            "an address with none is forgotten"
+        );
     }
 }

@@ -64,6 +64,8 @@ pub(crate) fn status_for(code: Option<i64>) -> StatusCode {
 pub(crate) enum Refusal {
     /// No `Host` header, or more than one (400).
     BadHost(&'static str),
+    /// An MCP header given more than once (400), by its name.
+    Repeated(String),
     /// A `Host` or `Origin` that is malformed or not allowed (403).
     NotAllowed(&'static str),
     /// No valid bearer token (401, with the challenge).
@@ -79,6 +81,9 @@ pub(crate) enum Refusal {
     TooLarge(usize),
     /// A body with more JSON values than the limit (413).
     TooManyValues(usize),
+    /// A body nested deeper than any parse reads (400, -32700: a parse error, as a smaller
+    /// body of the same depth gets from the parser itself).
+    TooDeep,
     /// A body that did not arrive in time (408, the connection closed).
     BodyTooSlow,
     /// A body that could not be read (400).
@@ -136,6 +141,10 @@ impl IntoResponse for Refusal {
         };
         match self {
             Refusal::BadHost(why) => invalid(StatusCode::BAD_REQUEST, why),
+            Refusal::Repeated(name) => invalid(
+                StatusCode::BAD_REQUEST,
+                &format!("the {name} header is given more than once; send it once"),
+            ),
             Refusal::NotAllowed(which) => {
                 invalid(StatusCode::FORBIDDEN, &format!("{which} not allowed"))
             }
@@ -172,6 +181,18 @@ impl IntoResponse for Refusal {
             Refusal::TooManyValues(limit) => invalid(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 &format!("request body with more than {limit} JSON values"),
+            ),
+            Refusal::TooDeep => json_response(
+                StatusCode::BAD_REQUEST,
+                error_body(
+                    &null,
+                    error_codes::PARSE_ERROR,
+                    &format!(
+                        "parse error: arrays and objects nested deeper than {}",
+                        crate::wire::MAX_JSON_DEPTH
+                    ),
+                    None,
+                ),
             ),
             Refusal::BodyTooSlow => with_header(
                 invalid(StatusCode::REQUEST_TIMEOUT, "request body too slow"),

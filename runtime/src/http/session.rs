@@ -16,7 +16,9 @@
 //! requests need no such thing.
 
 use super::config::Core;
-use super::edge::{header_str, insufficient_scope, Caller, PROTOCOL_VERSION, SESSION};
+use super::edge::{
+    header_str, insufficient_scope, Caller, LAST_EVENT_ID, PROTOCOL_VERSION, SESSION,
+};
 use super::quota::{CallerKey, InFlight};
 use super::respond::{json_response, Refusal};
 use crate::http::event_log::{self, parse_event_id, EventLog};
@@ -272,17 +274,13 @@ impl Sessions {
             .then(|| LegacyInitialize::read(body, limits.session_bytes))
             .flatten();
         let (reply, opened) = match fast {
-            Some(request) => {
-                app.server
-                    .initialize_read(request, limits.ask_timeout, limits.session_bytes)
-            }
+            Some(request) => app.server.initialize_read(request, &limits.session()),
             None => {
                 let message = serde_json::from_slice::<Value>(body).ok()?;
                 if !is_legacy_initialize(&message) {
                     return refuse_without_session(app, version, &message);
                 }
-                app.server
-                    .initialize(message, limits.ask_timeout, limits.session_bytes)
+                app.server.initialize(message, &limits.session())
             }
         };
         let Some(session) = opened else {
@@ -456,20 +454,26 @@ impl Sessions {
         if let Err(refused) = check_version(headers, &entry) {
             return refused.into_response();
         }
-        let resume = header_str(headers, "last-event-id").and_then(parse_event_id);
+        // A stream, standalone or resumed, counts against its caller's requests in flight for
+        // as long as it is open: streams are what a caller holds longest.
+        let in_flight = match caller.enter(app) {
+            Ok(guard) => guard,
+            Err(refused) => return refused.into_response(),
+        };
+        let resume = header_str(headers, &LAST_EVENT_ID).and_then(parse_event_id);
         if let Some((stream, after)) = resume {
             let log = lock(&entry.streams).logs.get(&stream).cloned();
             // A stream with something left to send is resumed; one that is gone or has nothing
             // more gives way to a new standalone stream.
             if let Some(log) = log.filter(|log| !log.exhausted_after(after)) {
-                let open = counted(&app.server, "session");
+                let held = (counted(&app.server, "session"), in_flight);
                 return event_log::read(
                     log,
                     after,
                     None,
                     limits.retry_hint,
                     limits.resume_window,
-                    open,
+                    held,
                 );
             }
         }
@@ -503,8 +507,8 @@ impl Sessions {
             writer_log.finish();
         });
         log.set_writer(writer.abort_handle());
-        let open = counted(&app.server, "session");
-        event_log::read(log, 0, None, limits.retry_hint, limits.resume_window, open)
+        let held = (counted(&app.server, "session"), in_flight);
+        event_log::read(log, 0, None, limits.retry_hint, limits.resume_window, held)
     }
 
     /// DELETE: end the caller's session; 405 without a session header, 400 with a version

@@ -42,6 +42,8 @@ pub(crate) struct Session {
     /// URIs `resources/subscribe` asked for, each once. A list: every check walks them all
     /// anyway, since a subscription covers the URIs under it.
     subscriptions: Mutex<Vec<String>>,
+    /// What the session may keep.
+    limits: SessionLimits,
     /// The session's requests to the client awaiting a response.
     pub(crate) outbound: Arc<Outbound>,
     /// The `_meta` members every request of the session carries (its version, capabilities and
@@ -81,6 +83,48 @@ impl Session {
     pub(crate) fn close(&self) {
         self.outbound.close();
     }
+}
+
+/// What a legacy session may keep and how long it waits, from the transport's `Limits`.
+#[derive(Debug, Clone)]
+pub(crate) struct SessionLimits {
+    /// How long an ask (a real request to the client) waits for its response.
+    pub(crate) ask_timeout: Duration,
+    /// The most JSON the session keeps of its client (capabilities and `clientInfo`).
+    pub(crate) bytes: usize,
+    /// The most resource subscriptions it keeps.
+    pub(crate) subscriptions: usize,
+    /// The most bytes of subscribed URIs it keeps, all together.
+    pub(crate) subscription_bytes: usize,
+}
+
+/// Whether `uris` (the subscriptions a session or a `subscriptions/listen` filter would keep)
+/// are within `limits`: the error that names the limit passed, if not.
+pub(crate) fn subscriptions_within<'a>(
+    method: &str,
+    uris: impl IntoIterator<Item = &'a str>,
+    limits: &SessionLimits,
+) -> Result<(), Error> {
+    let (mut count, mut bytes) = (0usize, 0usize);
+    for uri in uris {
+        count += 1;
+        bytes += uri.len();
+        if count > limits.subscriptions {
+            return Err(Error::invalid_params(format!(
+                "{method}: at most {} resource subscriptions are kept (Limits::subscriptions)",
+                limits.subscriptions
+            ))
+            .with_data(json!({"limit": "subscriptions", "max": limits.subscriptions})));
+        }
+        if bytes > limits.subscription_bytes {
+            return Err(Error::invalid_params(format!(
+                "{method}: subscribed URIs may take at most {} bytes in all (Limits::subscription_bytes)",
+                limits.subscription_bytes
+            ))
+            .with_data(json!({"limit": "subscription_bytes", "max": limits.subscription_bytes})));
+        }
+    }
+    Ok(())
 }
 
 /// Whether a parsed message is a legacy `initialize`: the method, with no modern `_meta`
@@ -247,13 +291,12 @@ impl Server {
     /// Answer a legacy `initialize`: the reply text, and the session it opens (none if the
     /// server does not serve legacy clients, or the request is malformed). What the session
     /// keeps of the client (its capabilities and `clientInfo`, both JSON objects) must fit in
-    /// `budget` bytes of JSON, or the `initialize` is refused with -32602: a session holds it
-    /// for its whole life and puts it in every request it serves.
+    /// `limits.bytes` bytes of JSON, or the `initialize` is refused with -32602: a session holds
+    /// it for its whole life and puts it in every request it serves.
     pub(crate) fn initialize(
         &self,
         mut message: Value,
-        ask_timeout: Duration,
-        budget: usize,
+        limits: &SessionLimits,
     ) -> (String, Option<Arc<Session>>) {
         // Cloned (a number or a short string): the params are taken apart below.
         let id = match message.get("id") {
@@ -313,7 +356,7 @@ impl Server {
             client_info: info_text.map(Cow::Owned),
             trees: Some((capabilities.0, info_tree)),
         };
-        self.open_session(hello, ask_timeout, budget)
+        self.open_session(hello, limits)
     }
 
     /// Answer a legacy `initialize` read without a JSON tree, as [`Server::initialize`] answers
@@ -323,8 +366,7 @@ impl Server {
     pub(crate) fn initialize_read(
         &self,
         request: LegacyInitialize<'_>,
-        ask_timeout: Duration,
-        budget: usize,
+        limits: &SessionLimits,
     ) -> (String, Option<Arc<Session>>) {
         let hello = Hello {
             id: request.id,
@@ -337,17 +379,17 @@ impl Server {
             client_info: request.client_info.map(|raw| Cow::Borrowed(raw.get())),
             trees: None,
         };
-        self.open_session(hello, ask_timeout, budget)
+        self.open_session(hello, limits)
     }
 
     /// Open the session an `initialize` asked for, however it was read: the reply text and the
-    /// session, or the error reply when what the session would keep is over `budget` bytes.
+    /// session, or the error reply when what the session would keep is over `limits.bytes`.
     fn open_session(
         &self,
         hello: Hello<'_>,
-        ask_timeout: Duration,
-        budget: usize,
+        limits: &SessionLimits,
     ) -> (String, Option<Arc<Session>>) {
+        let budget = limits.bytes;
         let Hello {
             id,
             version,
@@ -372,7 +414,8 @@ impl Server {
             client: trees.map(OnceLock::from).unwrap_or_default(),
             log_level: Mutex::new(None),
             subscriptions: Mutex::default(),
-            outbound: Arc::new(Outbound::new(ask_timeout)),
+            limits: limits.clone(),
+            outbound: Arc::new(Outbound::new(limits.ask_timeout)),
         };
         let reply = [
             r#"{"jsonrpc":"2.0","id":"#,
@@ -483,6 +526,13 @@ impl Server {
                 if method == "resources/unsubscribe" {
                     subscriptions.retain(|s| s != uri);
                 } else if !subscriptions.iter().any(|s| s == uri) {
+                    // Counted before anything is kept: a session holds what it subscribed to
+                    // for its whole life.
+                    let kept = subscriptions.iter().map(String::as_str);
+                    let within = subscriptions_within(&method, kept.chain([uri]), &session.limits);
+                    if let Err(error) = within {
+                        return Some(error_text(Some(&id), error));
+                    }
                     subscriptions.push(uri.to_string());
                 }
                 return simple(json!({}));

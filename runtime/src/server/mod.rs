@@ -232,9 +232,11 @@ impl ServerBuilder {
             self
         }
 
-        /// The most a task keeps of its call: the JSON of its arguments (default 256 KiB). A
-        /// `tools/call` that would create a task with larger arguments is refused with -32602: a
-        /// task holds its arguments until it ends, and a store copies its record on every change.
+        /// The most a task keeps of its call: the JSON of its arguments, the request's `_meta`,
+        /// its journal, and the input requests and answers it holds (default 256 KiB). A
+        /// `tools/call` that would create a larger task, or a `tasks/update` whose answers would
+        /// take it past this, is refused with -32602: a task holds all of it until it ends, and
+        /// a store copies its record on every change.
         pub fn task_budget(mut self, bytes: usize) -> Self {
             self.tasks.budget = bytes;
             self

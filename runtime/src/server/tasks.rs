@@ -245,15 +245,13 @@ impl Server {
                 Error::invalid_params(format!("unknown tool: {tool}")),
             );
         };
-        let kept = crate::wire::json_len(&arguments);
+        // Everything the task keeps counts: its arguments, the request's `_meta` and the journal
+        // of the rounds before it.
+        let kept = crate::wire::json_len(&arguments)
+            + crate::wire::json_len(&meta)
+            + crate::wire::json_len(&journal);
         if kept > self.tasks.budget {
-            return Reply::error(
-                Some(id),
-                Error::invalid_params(format!(
-                    "the arguments take {kept} bytes; a task keeps at most {} (ServerBuilder::task_budget)",
-                    self.tasks.budget
-                )),
-            );
+            return Reply::error(Some(id), over_budget("the call", kept, self.tasks.budget));
         }
         let Some(task_id) = crate::wire::random_id() else {
             return Reply::error(Some(id), Error::internal("no random task id could be made"));
@@ -423,13 +421,31 @@ impl Server {
                     }
                 };
                 // Answers to pending requests are taken; others are ignored. Once nothing is
-                // pending, the task runs again.
+                // pending, the task runs again. What the task would keep with them must fit its
+                // budget: the answers are kept until the task ends.
+                let budget = self.tasks.budget;
+                let over = Mutex::new(None);
                 let take = |r: &mut TaskRecord| {
+                    // A store may call this again on a newer record: only its last say counts.
+                    *crate::wire::lock(&over) = None;
                     if r.status != TaskStatus::InputRequired {
                         return false;
                     }
+                    let taken: Vec<_> = answers
+                        .iter()
+                        .filter(|(key, _)| r.pending.contains_key(*key))
+                        .collect();
+                    let kept = kept_bytes(r)
+                        + taken
+                            .iter()
+                            .map(|(k, a)| k.len() + crate::wire::json_len(*a))
+                            .sum::<usize>();
+                    if !taken.is_empty() && kept > budget {
+                        *crate::wire::lock(&over) = Some(kept);
+                        return false;
+                    }
                     let mut changed = false;
-                    for (key, answer) in &answers {
+                    for (key, answer) in taken {
                         if r.pending.shift_remove(key).is_some() {
                             r.answers.insert(key.clone(), answer.clone());
                             changed = true;
@@ -450,6 +466,9 @@ impl Server {
                     Ok(updated) => updated,
                     Err(e) => return self.tasks.store_failed(id, &method, &e),
                 };
+                if let Some(kept) = crate::wire::lock(&over).take() {
+                    return Reply::error(Some(id), over_budget("the answers", kept, budget));
+                }
                 if let Some(r) = updated {
                     let resumed = r.status == TaskStatus::Working && r.run > record.run;
                     if resumed {
@@ -477,6 +496,25 @@ impl Server {
             (_, true) => Ok(Some(support.explicit_start)),
         }
     }
+}
+
+/// What a task keeps of its call while it runs, in bytes of JSON: its arguments, the request's
+/// `_meta`, its journal, and the requests and answers it holds.
+fn kept_bytes(r: &TaskRecord) -> usize {
+    crate::wire::json_len(&r.arguments)
+        + crate::wire::json_len(&r.meta)
+        + crate::wire::json_len(&r.journal)
+        + crate::wire::json_len(&r.pending)
+        + crate::wire::json_len(&r.answers)
+}
+
+/// The -32602 error for `what` that would make a task keep `kept` bytes, over its `budget`.
+fn over_budget(what: &str, kept: usize, budget: usize) -> Error {
+    Error::invalid_params(format!(
+        "{what} would make the task keep {kept} bytes (its arguments, _meta, journal, input \
+         requests and answers); a task keeps at most {budget} (ServerBuilder::task_budget)"
+    ))
+    .with_data(json!({"limit": "task_budget", "max": budget}))
 }
 
 /// The `tasks/get` result: the task, and by status its requests, result or error.

@@ -349,7 +349,7 @@ fn check(skill: &RawSkill) -> Result<Map<String, Value>, String> {
         .find(|(rel, _)| rel.len() == 1 && rel[0] == SKILL_MD)
         .ok_or("no SKILL.md at its root")?;
     let text = std::str::from_utf8(&manifest.1).map_err(|_| "SKILL.md is not UTF-8")?;
-    let frontmatter = frontmatter::parse(text)?;
+    let frontmatter = frontmatter::parse(text).map_err(|why| format!("{SKILL_MD}: {why}"))?;
     let declared = frontmatter
         .get("name")
         .and_then(Value::as_str)

@@ -1,6 +1,7 @@
 //! A `SKILL.md`'s YAML frontmatter, read into JSON and checked against the Agent Skills rules.
 
 use serde_json::{Map, Number, Value};
+use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::{Yaml, YamlLoader};
 
 /// The frontmatter of `text` (a `SKILL.md`): the mapping between a leading `---` line and the
@@ -28,6 +29,7 @@ pub(crate) fn parse(text: &str) -> Result<Map<String, Value>, String> {
     if !closed {
         return Err("the frontmatter has no closing `---` line".into());
     }
+    refuse_anchors(&yaml)?;
     let docs = YamlLoader::load_from_str(&yaml).map_err(|e| format!("frontmatter: {e}"))?;
     let Some(doc) = docs.into_iter().next() else {
         return Err("the frontmatter is empty".into());
@@ -42,6 +44,33 @@ pub(crate) fn parse(text: &str) -> Result<Map<String, Value>, String> {
         }
     }
     Ok(map)
+}
+
+/// Refuses a frontmatter with an anchor or an alias before anything is built from it: the YAML
+/// loader copies an anchored node at every alias of it, so a few hundred bytes of nested
+/// aliases ("billion laughs") would expand to gigabytes. Read as events, nothing is copied; a
+/// frontmatter is a handful of plain fields and needs neither.
+fn refuse_anchors(yaml: &str) -> Result<(), String> {
+    let mut parser = Parser::new_from_str(yaml);
+    loop {
+        let (event, mark) = parser
+            .next_token()
+            .map_err(|e| format!("frontmatter: {e}"))?;
+        let anchored = match event {
+            Event::StreamEnd => return Ok(()),
+            Event::Alias(_) => true,
+            Event::Scalar(_, _, anchor, _)
+            | Event::SequenceStart(anchor, _)
+            | Event::MappingStart(anchor, _) => anchor > 0,
+            _ => false,
+        };
+        if anchored {
+            return Err(format!(
+                "frontmatter: anchors and aliases are not supported (line {})",
+                mark.line()
+            ));
+        }
+    }
 }
 
 /// A YAML value as JSON. Mapping keys must be strings; aliases are not taken.
@@ -114,6 +143,29 @@ mod tests {
             .contains("description"));
         assert!(parse("---\n- a\n---\n").unwrap_err().contains("mapping"));
         assert!(parse("---\nname: [unclosed\n---\n").is_err());
+    }
+
+    #[test]
+    fn anchors_and_aliases_are_refused_before_they_expand() {
+        // Nine levels of nine aliases: 9^9 copies of "lol" if expanded.
+        let mut bomb = String::from("---\nname: x\ndescription: y\na: &a [\"lol\"]\n");
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
+        for pair in names.windows(2) {
+            let refs = vec![format!("*{}", pair[0]); 9].join(", ");
+            bomb.push_str(&format!("{}: &{} [{refs}]\n", pair[1], pair[1]));
+        }
+        bomb.push_str("---\n");
+        assert!(bomb.len() < 600, "{} bytes", bomb.len());
+        let refused = parse(&bomb).unwrap_err();
+        assert!(refused.contains("anchors and aliases"), "{refused}");
+        // An anchor alone, and an alias to a scalar, are refused alike.
+        let anchor = "---\nname: x\ndescription: &d y\n---\n";
+        assert!(parse(anchor).unwrap_err().contains("anchors"));
+        let alias = "---\nname: &n x\ndescription: *n\n---\n";
+        assert!(parse(alias).unwrap_err().contains("aliases"));
+        // `&` and `*` inside values are text, not anchors.
+        let text = "---\nname: x\ndescription: \"a & b * c\"\nnote: a&b\n---\n";
+        assert_eq!(parse(text).unwrap()["note"], "a&b");
     }
 
     #[test]

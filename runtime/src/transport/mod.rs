@@ -17,6 +17,12 @@ pub struct Limits {
     /// HTTP: connections served at once (default 1024). Further connections wait in the
     /// listen backlog until one closes, so the process never runs out of descriptors.
     pub max_connections: usize,
+    /// HTTP: connections one client address may hold open at once (default 512, half of
+    /// `max_connections`); a further one from that address is closed as soon as it is accepted,
+    /// so one address (slow headers, idle connections, streams) never takes every slot. Behind
+    /// a proxy every connection comes from the proxy's address: raise it to `max_connections`
+    /// there, and let the proxy limit its clients.
+    pub connections_per_address: usize,
     /// Both: notifications a stream buffers for a reader that is slower than the server
     /// (default 256). Past that, progress and log messages are dropped and a
     /// `subscriptions/listen` stream ends; replies are never dropped.
@@ -47,6 +53,14 @@ pub struct Limits {
     /// the capabilities and `clientInfo` its `initialize` declared (default 64 KiB); a larger
     /// `initialize` is refused with -32602.
     pub session_bytes: usize,
+    /// Legacy sessions, both transports, and each `subscriptions/listen` stream: the most
+    /// resource subscriptions one keeps (default 256); a `resources/subscribe` past it, or a
+    /// listen filter with more, is refused with -32602 naming the limit.
+    pub subscriptions: usize,
+    /// Legacy sessions, both transports, and each `subscriptions/listen` stream: the most bytes
+    /// of subscribed URIs one keeps, all together (default 64 KiB); refused past it as for
+    /// `subscriptions`.
+    pub subscription_bytes: usize,
     /// HTTP legacy sessions one caller may hold open at once (default 256); past that its
     /// `initialize` gets 429 with `Retry-After`. A caller is the authenticated principal, or
     /// without authentication the client's address: behind a proxy without authentication,
@@ -72,6 +86,7 @@ impl Default for Limits {
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
             max_connections: 1024,
+            connections_per_address: 512,
             queue: crate::wire::DEFAULT_QUEUE,
             shutdown_grace: Duration::from_secs(10),
             ask_timeout: Duration::from_secs(300),
@@ -80,12 +95,52 @@ impl Default for Limits {
             resume_window: Duration::from_secs(60),
             retry_hint: Duration::from_secs(1),
             session_bytes: 64 * 1024,
+            subscriptions: 256,
+            subscription_bytes: 64 * 1024,
             sessions_per_caller: 256,
             requests_per_caller: 256,
             max_json_values: 100_000,
             drain: Duration::ZERO,
         }
     }
+}
+
+impl Limits {
+    /// What a legacy session may keep and how long its asks wait.
+    pub(crate) fn session(&self) -> crate::server::legacy::SessionLimits {
+        crate::server::legacy::SessionLimits {
+            ask_timeout: self.ask_timeout,
+            bytes: self.session_bytes,
+            subscriptions: self.subscriptions,
+            subscription_bytes: self.subscription_bytes,
+        }
+    }
+}
+
+/// The refusal of `request` when it is a `subscriptions/listen` whose filter asks for more
+/// resource subscriptions than a stream keeps (`Limits::subscriptions`,
+/// `Limits::subscription_bytes`): the stream holds its filter for as long as it is open.
+pub(crate) fn listen_refused(
+    request: &oxmcp_schema::ClientRequest,
+    limits: &Limits,
+) -> Option<crate::wire::Reply> {
+    let oxmcp_schema::ClientRequest::SubscriptionsListenRequest(listen) = request else {
+        return None;
+    };
+    let uris = listen
+        .params
+        .notifications
+        .resource_subscriptions
+        .iter()
+        .flatten()
+        .map(String::as_str);
+    crate::server::legacy::subscriptions_within(
+        oxmcp_schema::methods::SUBSCRIPTIONS_LISTEN,
+        uris,
+        &limits.session(),
+    )
+    .err()
+    .map(|error| crate::wire::Reply::error(Some(listen.id.clone()), error))
 }
 
 /// Resolves when the process is asked to stop: ctrl-c (SIGINT) or, on Unix, SIGTERM (what

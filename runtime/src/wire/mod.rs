@@ -111,16 +111,35 @@ pub(crate) fn json_len(value: &(impl serde_core::Serialize + ?Sized)) -> usize {
     count.0
 }
 
+/// How deep a JSON text may nest: serde_json's own limit, past which it refuses to parse.
 #[cfg(feature = "http")]
+pub(crate) const MAX_JSON_DEPTH: usize = 128;
+
+/// What a scan of a request body found before it is parsed ([`json_shape`]).
+#[cfg(feature = "http")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JsonShape {
+    /// Within both limits, as far as the scan can tell (it does not check the syntax).
+    Within,
+    /// More values than the limit.
+    TooManyValues,
+    /// Arrays and objects nested deeper than [`MAX_JSON_DEPTH`]: no parse could read it, so it
+    /// is a parse error, whatever its size.
+    TooDeep,
+}
+
 /// Whether the JSON text `bytes` holds more than `limit` values (objects, arrays and the
 /// scalars in them, counted by their separators outside strings), so a small body cannot be
 /// read into a huge tree: parsed, every value costs tens of bytes however few it took in the
-/// text. A text of at most `limit` bytes cannot hold more, and is not scanned.
-pub(crate) fn json_values_over(bytes: &[u8], limit: usize) -> bool {
+/// text; or nests deeper than any parse reads, which is told apart so that it is answered as
+/// the parse error it is. A text of at most `limit` bytes cannot hold more values, and is not
+/// scanned (the parser refuses its depth itself).
+#[cfg(feature = "http")]
+pub(crate) fn json_shape(bytes: &[u8], limit: usize) -> JsonShape {
     if bytes.len() <= limit {
-        return false;
+        return JsonShape::Within;
     }
-    let (mut count, mut in_string, mut escaped) = (1usize, false, false);
+    let (mut count, mut depth, mut in_string, mut escaped) = (1usize, 0usize, false, false);
     for &b in bytes {
         if in_string {
             match (escaped, b) {
@@ -133,34 +152,66 @@ pub(crate) fn json_values_over(bytes: &[u8], limit: usize) -> bool {
         }
         match b {
             b'"' => in_string = true,
-            b'{' | b'[' | b',' => {
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > MAX_JSON_DEPTH {
+                    return JsonShape::TooDeep;
+                }
                 count += 1;
                 if count > limit {
-                    return true;
+                    return JsonShape::TooManyValues;
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b',' => {
+                count += 1;
+                if count > limit {
+                    return JsonShape::TooManyValues;
                 }
             }
             _ => {}
         }
     }
-    false
+    JsonShape::Within
 }
 
 #[cfg(all(test, feature = "http"))]
 mod values_tests {
-    use super::json_values_over;
+    use super::{json_shape, JsonShape};
+
+    fn over(bytes: &[u8], limit: usize) -> bool {
+        json_shape(bytes, limit) == JsonShape::TooManyValues
+    }
 
     #[test]
     fn values_are_counted_outside_strings() {
         // The array and its three numbers.
-        assert!(!json_values_over(b"[1,2,3]", 4));
-        assert!(json_values_over(b"[1,2,3]", 3));
-        assert!(json_values_over(b"[1,2,3,4,5,6,7,8]", 5));
+        assert!(!over(b"[1,2,3]", 4));
+        assert!(over(b"[1,2,3]", 3));
+        assert!(over(b"[1,2,3,4,5,6,7,8]", 5));
         // Separators inside strings, escaped quotes included, do not count.
         let text = br#"{"a": "x,y,[z]{\",,,,,,,,,,\"}"}"#;
-        assert!(!json_values_over(text, 3));
+        assert!(!over(text, 3));
         let many = format!("[{}0]", "0,".repeat(1000));
-        assert!(json_values_over(many.as_bytes(), 500));
-        assert!(!json_values_over(many.as_bytes(), 2000));
+        assert!(over(many.as_bytes(), 500));
+        assert!(!over(many.as_bytes(), 2000));
+    }
+
+    #[test]
+    fn nesting_past_the_parsers_limit_is_too_deep_closed_or_not() {
+        for depth in [129, 100_000] {
+            let closed = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            let open = "{\"a\":".repeat(depth);
+            for text in [closed.as_str(), open.as_str()] {
+                assert_eq!(json_shape(text.as_bytes(), 200), JsonShape::TooDeep);
+            }
+        }
+        // Deep but within the limit, and brackets inside strings, are not.
+        let ok = format!("{}{}", "[".repeat(128), "]".repeat(128));
+        assert_eq!(json_shape(ok.as_bytes(), 64), JsonShape::TooManyValues);
+        assert_eq!(json_shape(ok.as_bytes(), 200), JsonShape::Within);
+        let strings = format!("[\"{}\"]", "[".repeat(1_000));
+        assert_eq!(json_shape(strings.as_bytes(), 64), JsonShape::Within);
     }
 }
 

@@ -485,6 +485,7 @@ mod tests {
             client: OnceLock::new(),
             log_level: Mutex::new(level.map(|l| json!(l))),
             subscriptions: Mutex::default(),
+            limits: limits(Duration::from_secs(1), BUDGET),
             outbound: Arc::new(Outbound::new(Duration::from_secs(1))),
         }
     }
@@ -709,6 +710,15 @@ mod tests {
 
     const BUDGET: usize = 200;
 
+    fn limits(ask_timeout: Duration, bytes: usize) -> crate::server::legacy::SessionLimits {
+        crate::server::legacy::SessionLimits {
+            ask_timeout,
+            bytes,
+            subscriptions: 16,
+            subscription_bytes: 1024,
+        }
+    }
+
     /// An `initialize` whose capabilities name a member twice.
     const REPEATED: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{"sampling":{},"sampling":{"tools":{}}}}}"#;
 
@@ -733,10 +743,12 @@ mod tests {
         for text in taken {
             let read = LegacyInitialize::read(text.as_bytes(), BUDGET)
                 .unwrap_or_else(|| panic!("taken without a tree: {text}"));
-            let (reply, session) = server.initialize_read(read, timeout, BUDGET);
+            let (reply, session) = server.initialize_read(read, &limits(timeout, BUDGET));
             let fast = opened(reply, session);
-            let (reply, session) =
-                server.initialize(serde_json::from_str(text).unwrap(), timeout, BUDGET);
+            let (reply, session) = server.initialize(
+                serde_json::from_str(text).unwrap(),
+                &limits(timeout, BUDGET),
+            );
             let tree = opened(reply, session);
             assert_eq!(fast, tree, "{text}");
             assert!(tree.1.is_some(), "{text}");
@@ -776,8 +788,10 @@ mod tests {
         }
         // What the tree makes of a repeated member: the last value, which every request of the
         // session then carries.
-        let (_, session) =
-            server.initialize(serde_json::from_str(REPEATED).unwrap(), timeout, BUDGET);
+        let (_, session) = server.initialize(
+            serde_json::from_str(REPEATED).unwrap(),
+            &limits(timeout, BUDGET),
+        );
         let (.., client) = opened(String::from("{}"), session).1.expect("opened");
         assert_eq!(client.0, json!({"sampling": {"tools": {}}}));
     }
@@ -829,14 +843,14 @@ mod tests {
             // As a tree: a session that opens gives every request a `_meta` that reads.
             let tree: Option<Value> = serde_json::from_str(&text).ok();
             let tree = tree.filter(crate::server::legacy::is_legacy_initialize).map(|tree| {
-                let (reply, session) = server.initialize(tree, timeout, budget);
+                let (reply, session) = server.initialize(tree, &limits(timeout, budget));
                 opened(reply, session)
             });
             if let Some((_, Some((_, _, typed, _)))) = &tree {
                 proptest::prop_assert!(typed.is_ok(), "{}: {:?}", text, typed);
             }
             if let Some(read) = LegacyInitialize::read(text.as_bytes(), budget) {
-                let (reply, session) = server.initialize_read(read, timeout, budget);
+                let (reply, session) = server.initialize_read(read, &limits(timeout, budget));
                 proptest::prop_assert_eq!(Some(opened(reply, session)), tree, "{}", text);
             }
         }
@@ -849,8 +863,14 @@ mod tests {
         let call = br#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/clientInfo":{"name":"mine","version":"1"}}}}"#;
         let without = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}"#;
         let read = LegacyInitialize::read(without.as_bytes(), BUDGET).expect("taken");
-        let by_tree = server.initialize(serde_json::from_str(without).unwrap(), timeout, BUDGET);
-        for (_, session) in [server.initialize_read(read, timeout, BUDGET), by_tree] {
+        let by_tree = server.initialize(
+            serde_json::from_str(without).unwrap(),
+            &limits(timeout, BUDGET),
+        );
+        for (_, session) in [
+            server.initialize_read(read, &limits(timeout, BUDGET)),
+            by_tree,
+        ] {
             let session = session.expect("opened");
             let out = LegacyRequest::read(call)
                 .unwrap()
@@ -883,8 +903,10 @@ mod tests {
                 r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{{params}}}}}"#
             );
             assert!(LegacyInitialize::read(text.as_bytes(), BUDGET).is_none());
-            let (reply, session) =
-                server.initialize(serde_json::from_str(&text).unwrap(), timeout, BUDGET);
+            let (reply, session) = server.initialize(
+                serde_json::from_str(&text).unwrap(),
+                &limits(timeout, BUDGET),
+            );
             assert!(session.is_none(), "{text}");
             let reply: Value = serde_json::from_str(&reply).unwrap();
             assert_eq!(reply["error"]["code"], -32602, "{reply}");
