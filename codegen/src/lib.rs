@@ -474,8 +474,29 @@ pub fn write_if_changed(path: &Path, text: &str) -> Result<()> {
     if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
         return Ok(());
     }
-    if let Some(dir) = path.parent() {
+    write_replacing(path, text.as_bytes())
+}
+
+/// Write `bytes` to `path` through a new file beside it, renamed over it: a failed write leaves
+/// the old file whole, and a link planted at the temporary name is never written through (the
+/// temporary file is created exclusively, under a name no other run uses).
+pub(crate) fn write_replacing(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Error::in_file(dir, e.to_string()))?;
     }
-    std::fs::write(path, text).map_err(|e| Error::in_file(path, e.to_string()))
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = path.with_file_name(format!(".{name}.{}-{run}.part", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut file| file.write_all(bytes))
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.map_err(|e| Error::in_file(path, e.to_string()))
 }

@@ -457,12 +457,7 @@ pub fn verify_tree(root: &Path, pins: &Pins) -> Result<Vec<String>> {
 
 /// Write `bytes` to `dest` via a temporary file, so a failed write leaves no partial schema.
 fn write_atomic(dest: &Path, bytes: &[u8]) -> Result<()> {
-    if let Some(dir) = dest.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| Error::in_file(dir, e.to_string()))?;
-    }
-    let tmp = dest.with_extension("json.part");
-    std::fs::write(&tmp, bytes).map_err(|e| Error::in_file(&tmp, e.to_string()))?;
-    std::fs::rename(&tmp, dest).map_err(|e| Error::in_file(dest, e.to_string()))
+    crate::write_replacing(dest, bytes)
 }
 
 /// Copy `<dir>/<version>/schema.json` (or `<dir>/schema.json`) to `dest` if its sha256 matches.

@@ -183,11 +183,44 @@ const DEFAULT_ALGORITHMS: [Algorithm; 9] = [
     Algorithm::EdDSA,
 ];
 
-/// A key of the set, with the one algorithm it declares (`alg`), if it declares one.
+/// A key of the set, with the algorithms it takes: the one it declares (`alg`), or for a key
+/// that declares none, the configured algorithms of one family its type allows.
 #[derive(Clone)]
 struct CachedKey {
     key: Arc<DecodingKey>,
-    alg: Option<Algorithm>,
+    algorithms: Vec<Algorithm>,
+}
+
+/// The algorithms a key without `alg` takes: of the `configured` ones, those of a single family
+/// its key type (and curve) allows (RFC 8725: one algorithm family per key, so a key is never
+/// used with both PKCS #1 v1.5 and PSS padding, say). An RSA key takes the RS family when any is
+/// configured, else the PS family; an EC key the one algorithm of its curve; an OKP key EdDSA.
+fn algorithms_of(jwk: &jsonwebtoken::jwk::Jwk, configured: &[Algorithm]) -> Vec<Algorithm> {
+    use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve};
+    let allowed = |family: &[Algorithm]| -> Vec<Algorithm> {
+        family
+            .iter()
+            .copied()
+            .filter(|a| configured.contains(a))
+            .collect()
+    };
+    match &jwk.algorithm {
+        AlgorithmParameters::RSA(_) => {
+            let rs = allowed(&[Algorithm::RS256, Algorithm::RS384, Algorithm::RS512]);
+            if rs.is_empty() {
+                allowed(&[Algorithm::PS256, Algorithm::PS384, Algorithm::PS512])
+            } else {
+                rs
+            }
+        }
+        AlgorithmParameters::EllipticCurve(ec) => match ec.curve {
+            EllipticCurve::P256 => allowed(&[Algorithm::ES256]),
+            EllipticCurve::P384 => allowed(&[Algorithm::ES384]),
+            _ => Vec::new(),
+        },
+        AlgorithmParameters::OctetKeyPair(_) => allowed(&[Algorithm::EdDSA]),
+        _ => Vec::new(),
+    }
 }
 
 /// The keys of a JWKS by `kid`, when they were last fetched, and a generation that changes
@@ -198,6 +231,11 @@ struct KeyCache {
     /// The only key, when the set has exactly one: tokens without `kid` may use it.
     only: Option<CachedKey>,
     fetched: Option<Instant>,
+    /// When the set was last fetched and read: keys are trusted for the maximum age from then.
+    read: Option<Instant>,
+    /// Whether tokens are refused because no fetch succeeded for longer than the maximum age
+    /// (logged when this changes).
+    expired: bool,
     /// The SHA-256 of the set as last fetched, and how many different sets were seen.
     digest: [u8; 32],
     generation: u64,
@@ -271,7 +309,8 @@ impl fmt::Debug for JwtVerifier {
 impl JwtVerifier {
     /// Tokens must be issued by `issuer` (`iss`) for `audience` (`aud`: the canonical URI of
     /// this MCP endpoint) and signed by a key of `source` with the algorithm the key declares
-    /// (when it declares one), with a `typ` of `at+jwt` or `JWT` when they name one. Leeway
+    /// (when it declares one; else with one algorithm family its key type allows), with a `typ`
+    /// of `at+jwt` or `JWT` when they name one. Leeway
     /// 60 s, the key set fetched again after 5 minutes and at most every 30 s, the asymmetric
     /// algorithms RS*, PS*, ES256, ES384 and EdDSA.
     pub fn new(
@@ -322,7 +361,10 @@ impl JwtVerifier {
     /// How long a fetched key set is trusted (default 5 minutes): past that it is fetched
     /// again before the next token is verified, so a key the authorization server removed stops
     /// being accepted within this time even if no token names an unknown `kid`. Tokens already
-    /// verified are checked again once the set changes.
+    /// verified are checked again once the set changes. A set that cannot be fetched again (the
+    /// file is gone or invalid, the server does not answer) is not trusted past this age
+    /// either: every token is then refused with 401 until a fetch succeeds (fail closed; logged
+    /// when it starts and when it ends).
     pub fn max_key_age(mut self, age: Duration) -> Self {
         Arc::make_mut(&mut self.settings).max_age = age;
         self
@@ -335,7 +377,7 @@ impl JwtVerifier {
     pub async fn verify_jwt(&self, token: &str) -> Result<Principal, AuthError> {
         let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         let now = unix_now();
-        let generation = self.keys.fresh(&self.settings).await;
+        let generation = self.keys.fresh(&self.settings).await?;
         if let Some(p) = self.verified.get(&digest, now, generation) {
             return Ok(p);
         }
@@ -373,16 +415,14 @@ impl JwtVerifier {
                 )));
             }
         }
-        self.keys.fresh(settings).await;
-        let cached = self
-            .keys
-            .key(header.kid.as_deref(), settings.min_refresh)
-            .await?;
-        // One algorithm per key (RFC 8725): a key that declares its algorithm takes no other.
-        if cached.alg.is_some_and(|alg| alg != header.alg) {
+        self.keys.fresh(settings).await?;
+        let cached = self.keys.key(header.kid.as_deref(), settings).await?;
+        // One algorithm per key (RFC 8725): a key that declares its algorithm takes no other,
+        // and one that does not takes one family only.
+        if !cached.algorithms.contains(&header.alg) {
             return Err(AuthError(format!(
-                "the key declares {:?}; the token uses {:?}",
-                cached.alg, header.alg
+                "the key takes {:?}; the token uses {:?}",
+                cached.algorithms, header.alg
             )));
         }
         let key = cached.key;
@@ -418,32 +458,64 @@ impl Keys {
 
     /// Fetch the key set again if it is older than its maximum age (and the last try is at
     /// least `min_refresh` old); the generation held afterwards. A failed fetch keeps the keys
-    /// held, is logged, and is tried again after `min_refresh`.
-    async fn fresh(&self, settings: &Settings) -> u64 {
+    /// held and is tried again after `min_refresh`, but only until the keys are older than the
+    /// maximum age: from then on every token is refused (fail closed), since a key the
+    /// authorization server removed must stop being trusted even when its set cannot be read.
+    async fn fresh(&self, settings: &Settings) -> Result<u64, AuthError> {
         let stale = |cache: &KeyCache| {
             cache
                 .fetched
                 .is_some_and(|t| t.elapsed() >= settings.max_age.max(settings.min_refresh))
         };
-        {
+        if stale(&self.cache.read().unwrap_or_else(|p| p.into_inner())) {
+            let _one_at_a_time = self.refreshing.lock().await;
+            let still_stale = stale(&self.cache.read().unwrap_or_else(|p| p.into_inner()));
+            if still_stale {
+                if let Err(e) = self.refresh(settings).await {
+                    tracing::warn!(error = %e, "the key set could not be fetched again");
+                }
+            }
+        }
+        self.trusted(settings)
+    }
+
+    /// The generation of the keys held, if they may still be trusted: read within the maximum
+    /// age (or never read yet, when a token's key fetches them).
+    fn trusted(&self, settings: &Settings) -> Result<u64, AuthError> {
+        let max_age = settings.max_age.max(settings.min_refresh);
+        let expired_now = |c: &KeyCache| c.read.is_some_and(|t| t.elapsed() >= max_age);
+        let (expired, changed, generation) = {
             let cache = self.cache.read().unwrap_or_else(|p| p.into_inner());
-            if !stale(&cache) {
-                return cache.generation;
+            let expired = expired_now(&cache);
+            (expired, expired != cache.expired, cache.generation)
+        };
+        if changed {
+            // Logged once per change: under the write lock, the first to see it says it.
+            let mut cache = self.cache.write().unwrap_or_else(|p| p.into_inner());
+            let expired = expired_now(&cache);
+            if cache.expired != expired {
+                cache.expired = expired;
+                if expired {
+                    tracing::error!(
+                        max_age = ?settings.max_age,
+                        "the key set could not be fetched within its maximum age: every token is refused until it can"
+                    );
+                } else {
+                    tracing::info!("the key set was fetched again: tokens are accepted");
+                }
             }
         }
-        let _one_at_a_time = self.refreshing.lock().await;
-        let still_stale = stale(&self.cache.read().unwrap_or_else(|p| p.into_inner()));
-        if still_stale {
-            if let Err(e) = self.refresh().await {
-                tracing::warn!(error = %e, "the key set could not be fetched again; keeping the keys held");
-            }
+        if expired {
+            return Err(AuthError(
+                "the key set is older than its maximum age and could not be fetched again".into(),
+            ));
         }
-        self.generation()
+        Ok(generation)
     }
 
     /// The key for `kid`, fetching the key set again if it is unknown and the last fetch is at
     /// least `min_refresh` old.
-    async fn key(&self, kid: Option<&str>, min_refresh: Duration) -> Result<CachedKey, AuthError> {
+    async fn key(&self, kid: Option<&str>, settings: &Settings) -> Result<CachedKey, AuthError> {
         if let Some(key) = self.cached(kid) {
             return Ok(key);
         }
@@ -453,24 +525,28 @@ impl Keys {
         }
         let recent = {
             let cache = self.cache.read().unwrap_or_else(|p| p.into_inner());
-            cache.fetched.is_some_and(|t| t.elapsed() < min_refresh)
+            cache
+                .fetched
+                .is_some_and(|t| t.elapsed() < settings.min_refresh)
         };
         if !recent {
-            self.refresh().await?;
+            self.refresh(settings).await?;
         }
         self.cached(kid)
             .ok_or_else(|| AuthError(format!("no key with kid {kid:?}")))
     }
 
-    async fn refresh(&self) -> Result<(), AuthError> {
+    async fn refresh(&self, settings: &Settings) -> Result<(), AuthError> {
         let fetched = self.source.fetch().await;
         let parsed = fetched.as_ref().map_err(Clone::clone).and_then(|t| {
             crate::wire::from_text::<JwkSet>(t).map_err(|e| AuthError(format!("invalid JWKS: {e}")))
         });
         let mut cache = self.cache.write().unwrap_or_else(|p| p.into_inner());
         cache.fetched = Some(Instant::now());
-        // On failure the keys we had are kept, and the next try waits for the interval.
+        // On failure the keys we had are kept (within their maximum age), and the next try
+        // waits for the interval.
         let set = parsed?;
+        cache.read = Some(Instant::now());
         let digest: [u8; 32] = Sha256::digest(fetched.unwrap_or_default().as_bytes()).into();
         if digest != cache.digest {
             cache.digest = digest;
@@ -483,22 +559,26 @@ impl Keys {
             .filter(|k| matches!(k.common.public_key_use, None | Some(PublicKeyUse::Signature)))
             .filter(|k| !matches!(k.common.key_algorithm, Some(a) if is_hmac(a)))
             .filter_map(|k| {
-                let alg = match k.common.key_algorithm {
-                    None => None,
+                let algorithms = match k.common.key_algorithm {
+                    None => algorithms_of(k, &settings.algorithms),
                     Some(a) => match a.to_string().parse::<Algorithm>() {
-                        Ok(alg) => Some(alg),
+                        Ok(alg) => vec![alg],
                         Err(_) => {
                             tracing::warn!(kid = ?k.common.key_id, alg = %a, "a JWKS key for no signature algorithm; left out");
                             return None;
                         }
                     },
                 };
+                if algorithms.is_empty() {
+                    tracing::warn!(kid = ?k.common.key_id, "a JWKS key without `alg` whose type allows none of the configured algorithms; left out");
+                    return None;
+                }
                 match DecodingKey::from_jwk(k) {
                     Ok(key) => Some((
                         k.common.key_id.clone(),
                         CachedKey {
                             key: Arc::new(key),
-                            alg,
+                            algorithms,
                         },
                     )),
                     Err(e) => {

@@ -306,11 +306,15 @@ pub async fn test_logging_tool() -> String {
     "Logging completed".into()
 }
 
-/// Sleeps `ms` milliseconds (at most a minute), then says so: a request that is in flight for a
-/// known time, for the shutdown and timeout tests.
+/// The longest `test_sleep` sleeps: a caller holds a request for at most this long.
+pub const MAX_SLEEP_MS: u64 = 60_000;
+
+/// Sleeps `ms` milliseconds (at most [`MAX_SLEEP_MS`]), then says how long it slept: a request
+/// that is in flight for a known time, for the shutdown and timeout tests.
 #[mcp_tool]
 pub async fn test_sleep(ms: u64) -> String {
-    tokio::time::sleep(std::time::Duration::from_millis(ms.min(60_000))).await;
+    let ms = ms.min(MAX_SLEEP_MS);
+    tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
     format!("slept {ms} ms")
 }
 

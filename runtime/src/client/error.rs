@@ -34,6 +34,15 @@ pub enum ClientError {
     /// authorization response did not check out, or the server kept refusing the tokens
     /// obtained ([`Client::oauth`]).
     Unauthorized(String),
+    /// The server's resource metadata names an authorization server other than the one the
+    /// client's configured credentials belong to ([`OAuth::issuer`](super::oauth::OAuth::issuer),
+    /// or the one the client first logged in to): nothing was sent to it.
+    IssuerMismatch {
+        /// The issuer the credentials are bound to.
+        bound: String,
+        /// The issuer the resource named.
+        named: String,
+    },
     /// No reply to `method` came within the time limit ([`Client::timeout`],
     /// [`Client::within`]); the request was abandoned and the server told so.
     Timeout {
@@ -57,6 +66,11 @@ impl fmt::Display for ClientError {
             ClientError::Unauthorized(m) => write!(f, "unauthorized: {m}"),
             ClientError::SessionEnded(m) => write!(f, "session ended: {m}"),
             ClientError::ReplyLost(m) => write!(f, "reply lost: {m}"),
+            ClientError::IssuerMismatch { bound, named } => write!(
+                f,
+                "unauthorized: the resource names the authorization server {named}, but the \
+                 client's credentials belong to {bound}; nothing was sent to {named}"
+            ),
             ClientError::Timeout { method, after } => {
                 write!(f, "no reply to {method} within {after:?}")
             }

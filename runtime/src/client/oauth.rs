@@ -203,20 +203,39 @@ impl TokenStore for FileStore {
         let mut all = self.read();
         all.insert(resource.to_string(), credentials.clone());
         let text = serde_json::to_vec_pretty(&all).map_err(std::io::Error::other)?;
-        // Written beside the file and renamed over it: a reader never sees half a file.
-        let tmp = self.path.with_extension("tmp");
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        {
-            use std::io::Write;
-            let mut file = options.open(&tmp)?;
-            file.write_all(&text)?;
-            file.sync_all()?;
-        }
-        std::fs::rename(&tmp, &self.path)
+        write_private(&self.path, &text)
     }
+}
+
+/// Write `bytes` to `path` so that nobody but the owner can read them, and nothing planted
+/// beside it receives them: into a new file of a random name in the same folder, created
+/// exclusively (`O_CREAT | O_EXCL`, which never follows a link, and fails on anything already
+/// there) with owner-only permissions, then renamed over `path` (a rename replaces a link at
+/// `path` itself, never its target). A reader never sees half a file.
+fn write_private(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("the token store's path names no file"))?;
+    let random = crate::wire::random_id()
+        .ok_or_else(|| std::io::Error::other("no random name could be made"))?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".{random}.tmp"));
+    let tmp = path.with_file_name(tmp_name);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let written = options.open(&tmp).and_then(|mut file| {
+        file.write_all(bytes)?;
+        file.sync_all()
+    });
+    let renamed = written.and_then(|()| std::fs::rename(&tmp, path));
+    if renamed.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    renamed
 }
 
 /// Where a host's assertions come from: a workload's identity token, or a user's ID token
@@ -265,6 +284,8 @@ pub struct OAuth {
     client_name: String,
     application_type: String,
     pre_registered: Option<(String, Option<String>)>,
+    /// The authorization server the configured credentials belong to, if the host named it.
+    issuer: Option<String>,
     metadata_document: Option<String>,
     offline_access: bool,
     dpop: bool,
@@ -281,6 +302,7 @@ impl OAuth {
             client_name: "oxmcp client".to_string(),
             application_type: "native".to_string(),
             pre_registered: None,
+            issuer: None,
             metadata_document: None,
             dpop: true,
             max_attempts: 3,
@@ -358,6 +380,24 @@ impl OAuth {
     pub fn pre_registered(mut self, client_id: &str, client_secret: Option<&str>) -> Self {
         self.pre_registered = Some((client_id.to_string(), client_secret.map(str::to_string)));
         self
+    }
+
+    /// The authorization server (its issuer identifier, exactly as its metadata states it) the
+    /// configured credentials belong to: a pre-registered client's id and secret, a client
+    /// credentials secret or signing key, a workload's or a user's assertion. They are sent to
+    /// this server's token endpoint only; a resource whose metadata names another server is
+    /// refused with [`ClientError::IssuerMismatch`]. Without it, the first server the client
+    /// logs in to (or the one its stored credentials name) is the one they stay bound to.
+    pub fn issuer(mut self, issuer: &str) -> Self {
+        self.issuer = Some(issuer.to_string());
+        self
+    }
+
+    /// Whether this login sends credentials the host configured (a secret, a key's assertion,
+    /// an identity token), which must go to their own authorization server only. A login that
+    /// registers dynamically gets a registration per server instead.
+    fn configured_credentials(&self) -> bool {
+        self.pre_registered.is_some() || !matches!(self.grant, Grant::Code(_))
     }
 
     /// The HTTPS URL of this client's Client ID Metadata Document, used as its `client_id` by
@@ -495,6 +535,9 @@ pub(crate) struct Authorizer {
     /// The token was refreshed after a `401` and has not got a request past the check since:
     /// another `401` means a new authorization.
     refreshed: AtomicBool,
+    /// The authorization server the configured credentials are bound to: the configured one,
+    /// else the one of the stored credentials, else the first one logged in to.
+    bound: Mutex<Option<String>>,
 }
 
 /// A token as requests present it.
@@ -660,18 +703,23 @@ fn strings(v: &Value, key: &str) -> Option<Vec<String>> {
     })
 }
 
-/// Whether `resource` (a Protected Resource Metadata's) names the server at `server`: the
-/// same origin, and a path that is the server's or one of its parents.
-fn resource_matches(resource: &str, server: &Url) -> bool {
-    let Ok(resource) = Url::parse(resource) else {
+/// Whether `resource` (a Protected Resource Metadata's) is one of the resource `identifiers`
+/// its metadata URL was derived from (RFC 9728 §3.3): the same URL, compared once parsed (so
+/// the case of the scheme and host and a default port do not count, but every path segment,
+/// the query and a trailing slash do). A parent of the server's URL is not the server.
+fn resource_matches(resource: &str, identifiers: &[Url]) -> bool {
+    let Ok(mut resource) = Url::parse(resource) else {
         return false;
     };
-    if resource.origin() != server.origin() {
+    if resource.fragment().is_some() {
         return false;
     }
-    let parent = resource.path().trim_end_matches('/');
-    let path = server.path().trim_end_matches('/');
-    path == parent || path.starts_with(&format!("{parent}/"))
+    resource.set_fragment(None);
+    identifiers.iter().any(|id| {
+        let mut id = id.clone();
+        id.set_fragment(None);
+        id == resource
+    })
 }
 
 /// Refuses an authorization server endpoint that is not HTTPS: the authorization rules require
@@ -724,7 +772,6 @@ fn metadata_urls(issuer: &Url) -> Vec<Url> {
 impl Authorizer {
     pub(crate) fn new(config: OAuth, http: HttpClient, server: &str) -> Self {
         Authorizer {
-            config,
             http,
             server: server.to_string(),
             current: Mutex::new(None),
@@ -735,6 +782,8 @@ impl Authorizer {
             as_nonce: Arc::new(Mutex::new(None)),
             rs_nonce: Mutex::new(None),
             refused: Mutex::new(None),
+            bound: Mutex::new(config.issuer.clone()),
+            config,
         }
     }
 
@@ -862,6 +911,13 @@ impl Authorizer {
                 .and_then(|der| DpopKey::from_der(&der).ok());
             if let Some(key) = key {
                 *crate::wire::lock(&self.dpop_key) = Some(Arc::new(key));
+            }
+            if let Some(c) = session
+                .credentials
+                .as_ref()
+                .filter(|c| !c.issuer.is_empty())
+            {
+                crate::wire::lock(&self.bound).get_or_insert_with(|| c.issuer.clone());
             }
             self.set_current(session.credentials.as_ref());
         }
@@ -1031,33 +1087,52 @@ impl Authorizer {
             .map_err(|e| unauthorized(format!("{url}: not a JSON document: {e}")))
     }
 
-    /// Find the resource's metadata and its authorization server.
+    /// Find the resource's metadata and its authorization server. The metadata comes from the
+    /// URL the challenge names, when that URL is HTTPS (or HTTP on a loopback host) on the MCP
+    /// server's own origin; else from the well-known URIs derived from the server's URL (path,
+    /// then root). Its `resource` must be the identifier its URL was derived from (RFC 9728
+    /// §3.3): the server's URL, or for the root well-known URI the server's origin.
     async fn discover(&self, challenge: &Challenge) -> Result<Discovered, ClientError> {
         let server = Url::parse(&self.server)
             .map_err(|e| ClientError::Transport(format!("{}: {e}", self.server)))?;
-        let mut candidates = Vec::new();
+        // Each candidate with the resource identifiers its metadata may name.
+        let mut candidates: Vec<(String, Vec<Url>)> = Vec::new();
         if let Some(named) = &challenge.resource_metadata {
-            candidates.push(named.clone());
-        } else {
+            match Url::parse(named) {
+                Ok(url) if url.origin() == server.origin() && secure_endpoint(&url, "").is_ok() => {
+                    candidates.push((named.clone(), vec![server.clone()]));
+                }
+                _ => tracing::warn!(
+                    resource_metadata = %named,
+                    server = %self.server,
+                    "the challenge names resource metadata off the server's origin or not over HTTPS; not fetched, looking at the well-known URIs instead"
+                ),
+            }
+        }
+        if candidates.is_empty() {
             let path = server.path().trim_end_matches('/');
             let mut at = server.clone();
             at.set_query(None);
             at.set_fragment(None);
             if !path.is_empty() {
                 at.set_path(&format!("/.well-known/oauth-protected-resource{path}"));
-                candidates.push(at.to_string());
+                candidates.push((at.to_string(), vec![server.clone()]));
             }
             at.set_path("/.well-known/oauth-protected-resource");
-            candidates.push(at.to_string());
+            let mut origin = server.clone();
+            origin.set_path("/");
+            origin.set_query(None);
+            origin.set_fragment(None);
+            candidates.push((at.to_string(), vec![server.clone(), origin]));
         }
         let mut metadata = None;
-        for url in &candidates {
-            if let Some(found) = self.document(url).await? {
-                metadata = Some(found);
+        for (url, identifiers) in candidates {
+            if let Some(found) = self.document(&url).await? {
+                metadata = Some((found, identifiers));
                 break;
             }
         }
-        let Some(metadata) = metadata else {
+        let Some((metadata, identifiers)) = metadata else {
             // A 2025-03-26 server: it is its own authorization server.
             let origin = server.origin().ascii_serialization();
             return Ok(Discovered {
@@ -1070,7 +1145,7 @@ impl Authorizer {
             .get("resource")
             .and_then(Value::as_str)
             .ok_or_else(|| unauthorized("the protected resource metadata names no resource"))?;
-        if !resource_matches(resource, &server) {
+        if !resource_matches(resource, &identifiers) {
             return Err(unauthorized(format!(
                 "the protected resource metadata is for {resource}, not {}",
                 self.server
@@ -1298,6 +1373,17 @@ impl Authorizer {
     ) -> Result<(), ClientError> {
         let found = self.discover(challenge).await?;
         let server = &found.server;
+        // The host's own credentials go to the server they belong to, and nowhere else: a
+        // resource that now names another server is refused before anything is sent to it.
+        if self.config.configured_credentials() {
+            let bound = crate::wire::lock(&self.bound).clone();
+            if let Some(bound) = bound.filter(|b| b != server.key()) {
+                return Err(ClientError::IssuerMismatch {
+                    bound,
+                    named: server.key().to_string(),
+                });
+            }
+        }
         // Credentials of another authorization server are not shown to this one.
         let held = session
             .credentials
@@ -1419,6 +1505,8 @@ impl Authorizer {
             }
             _ => None,
         };
+        // Logged in: the configured credentials stay with this server from now on.
+        crate::wire::lock(&self.bound).get_or_insert_with(|| server.key().to_string());
         self.keep(session, credentials)
     }
 
@@ -1749,16 +1837,38 @@ mod tests {
     }
 
     #[test]
-    fn a_resource_names_its_server_or_a_parent_of_it() {
+    fn a_resource_is_the_identifier_its_metadata_was_found_by_never_a_parent() {
         let server = Url::parse("https://h.example/api/mcp").unwrap();
-        assert!(resource_matches("https://h.example/api/mcp", &server));
-        assert!(resource_matches("https://h.example/api/mcp/", &server));
-        assert!(resource_matches("https://h.example/", &server));
-        assert!(resource_matches("https://h.example/api", &server));
-        assert!(!resource_matches("https://h.example/ap", &server));
-        assert!(!resource_matches("https://other.example/api/mcp", &server));
-        assert!(!resource_matches("http://h.example/api/mcp", &server));
-        assert!(!resource_matches("https://h.example/api/mcp/x", &server));
+        let origin = Url::parse("https://h.example").unwrap();
+        let by_server = [server.clone()];
+        assert!(resource_matches("https://h.example/api/mcp", &by_server));
+        assert!(resource_matches(
+            "HTTPS://H.example:443/api/mcp",
+            &by_server
+        ));
+        for parent_or_other in [
+            "https://h.example/api/mcp/",
+            "https://h.example/",
+            "https://h.example",
+            "https://h.example/api",
+            "https://h.example/ap",
+            "https://other.example/api/mcp",
+            "http://h.example/api/mcp",
+            "https://h.example/api/mcp/x",
+            "https://h.example/api/mcp#f",
+            "not a url",
+        ] {
+            assert!(
+                !resource_matches(parent_or_other, &by_server),
+                "{parent_or_other}"
+            );
+        }
+        // Metadata at the root well-known URI is the origin's (or names the server itself).
+        let by_root = [server, origin];
+        assert!(resource_matches("https://h.example", &by_root));
+        assert!(resource_matches("https://h.example/", &by_root));
+        assert!(resource_matches("https://h.example/api/mcp", &by_root));
+        assert!(!resource_matches("https://h.example/api", &by_root));
     }
 
     #[test]
