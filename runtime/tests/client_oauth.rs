@@ -630,3 +630,317 @@ fn an_authorization_server_off_this_host_must_be_https() {
     // On a loopback host plain HTTP is allowed, as the sound login shows.
     assert_eq!(scripted_login(sound).0.ok(), Some(0));
 }
+
+/// What one fake authorization server saw at its token endpoint: each request's form body and
+/// `Authorization` header.
+type TokenRequests = Arc<std::sync::Mutex<Vec<String>>>;
+
+/// A fake authorization server at its own origin: metadata, an authorization endpoint that
+/// approves at once, and a token endpoint that records what it is sent and issues `token`.
+async fn authorization_server(token: &'static str) -> (String, TokenRequests) {
+    use axum::extract::State;
+    use axum::http::HeaderMap;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let issuer = format!("http://{}", listener.local_addr().unwrap());
+    let seen: TokenRequests = Arc::default();
+    let metadata = serde_json::json!({
+        "issuer": issuer,
+        "authorization_endpoint": format!("{issuer}/authorize"),
+        "token_endpoint": format!("{issuer}/token"),
+        "code_challenge_methods_supported": ["S256"],
+        "token_endpoint_auth_methods_supported": ["client_secret_post", "private_key_jwt"],
+    })
+    .to_string();
+    let app = axum::Router::new()
+        .route(
+            "/.well-known/oauth-authorization-server",
+            axum::routing::get(move || async move {
+                ([("content-type", "application/json")], metadata.clone())
+            }),
+        )
+        .route(
+            "/authorize",
+            axum::routing::get(|uri: axum::http::Uri| async move {
+                let asked = oxmcp::client::oauth::Url::parse(&format!("http://as{uri}")).unwrap();
+                let q: std::collections::HashMap<String, String> =
+                    asked.query_pairs().into_owned().collect();
+                let back = format!(
+                    "{}?code=c1&state={}",
+                    q.get("redirect_uri").cloned().unwrap_or_default(),
+                    q.get("state").cloned().unwrap_or_default()
+                );
+                (axum::http::StatusCode::FOUND, [("location", back)])
+            }),
+        )
+        .route(
+            "/token",
+            axum::routing::post(
+                move |State(seen): State<TokenRequests>, headers: HeaderMap, body: String| async move {
+                    let auth = headers
+                        .get("authorization")
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("");
+                    seen.lock().unwrap().push(format!("{body} {auth}"));
+                    let answer = serde_json::json!({"access_token": token,
+                        "token_type": "Bearer", "expires_in": 3600});
+                    ([("content-type", "application/json")], answer.to_string())
+                },
+            ),
+        )
+        .with_state(seen.clone());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (issuer, seen)
+}
+
+/// A protected MCP server whose resource metadata names `issuers[at]`: it serves a request
+/// whose token that issuer issued (`tok-<at>`), and answers any other with 401.
+async fn protected_resource(
+    issuers: Vec<String>,
+    at: Arc<AtomicUsize>,
+) -> (String, Arc<AtomicUsize>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    let url = format!("{origin}/mcp");
+    let metadata_url = format!("{origin}/.well-known/oauth-protected-resource/mcp");
+    let fetched = Arc::new(AtomicUsize::new(0));
+    let (at2, fetched2, url2) = (at.clone(), fetched.clone(), url.clone());
+    let app = axum::Router::new()
+        .route(
+            "/mcp",
+            axum::routing::post(move |headers: axum::http::HeaderMap, body: String| {
+                let at = at.load(Ordering::SeqCst);
+                let challenge = format!("Bearer resource_metadata=\"{metadata_url}\"");
+                async move {
+                    let sent = headers
+                        .get("authorization")
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("");
+                    if sent != format!("Bearer tok-{at}") {
+                        return axum::response::IntoResponse::into_response((
+                            axum::http::StatusCode::UNAUTHORIZED,
+                            [("www-authenticate", challenge)],
+                            "",
+                        ));
+                    }
+                    let request: serde_json::Value = serde_json::from_str(&body).unwrap();
+                    let reply = serde_json::json!({"jsonrpc": "2.0", "id": request["id"],
+                        "result": {"resultType": "complete", "tools": []}});
+                    axum::response::IntoResponse::into_response((
+                        [("content-type", "application/json")],
+                        reply.to_string(),
+                    ))
+                }
+            }),
+        )
+        .route(
+            "/.well-known/oauth-protected-resource/mcp",
+            axum::routing::get(move || {
+                fetched2.fetch_add(1, Ordering::SeqCst);
+                let body = serde_json::json!({"resource": url2,
+                    "authorization_servers": [issuers[at2.load(Ordering::SeqCst)]]});
+                async move { ([("content-type", "application/json")], body.to_string()) }
+            }),
+        );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, fetched)
+}
+
+#[tokio::test]
+async fn configured_credentials_never_reach_an_authorization_server_the_resource_later_names() {
+    const EC_KEY: &str = include_str!("keys/ec.pem");
+    // Every grant whose credentials the host configured: a secret, a signing key's assertion,
+    // a workload's identity token, a user's ID token through an identity provider, and a
+    // pre-registered client's secret in the authorization code grant.
+    let logins: Vec<(&str, Box<dyn Fn(&str) -> OAuth>)> = vec![
+        (
+            "client credentials",
+            Box::new(|_| OAuth::client_credentials("svc", "s3cret-cc")),
+        ),
+        (
+            "client credentials, private_key_jwt",
+            Box::new(|_| OAuth::client_credentials_jwt("svc", EC_KEY, "ES256").unwrap()),
+        ),
+        (
+            "workload identity",
+            Box::new(|_| {
+                OAuth::workload_identity("svc", || {
+                    Box::pin(async { Ok("workload-assertion".to_string()) })
+                })
+            }),
+        ),
+        (
+            "enterprise",
+            Box::new(|idp: &str| {
+                let idp = oxmcp::client::oauth::Enterprise {
+                    idp_token_endpoint: format!("{idp}/token"),
+                    idp_client_id: "idp-client".into(),
+                    idp_client_secret: Some("s3cret-idp".into()),
+                    id_token: Arc::new(|| Box::pin(async { Ok("user-id-token".to_string()) })),
+                };
+                OAuth::enterprise(idp, "svc", Some("s3cret-ent"))
+            }),
+        ),
+        (
+            "authorization code, pre-registered",
+            Box::new(|_| {
+                OAuth::authorization_code(oxmcp::client::oauth::AutoApprove::new(
+                    "http://127.0.0.1:9/callback",
+                ))
+                .pre_registered("app", Some("s3cret-app"))
+            }),
+        ),
+    ];
+    for (grant, login) in logins {
+        let (first, first_seen) = authorization_server("tok-0").await;
+        let (second, second_seen) = authorization_server("tok-1").await;
+        let (idp, _) = authorization_server("id-jag").await;
+        let at = Arc::new(AtomicUsize::new(0));
+        let (url, _) = protected_resource(vec![first.clone(), second.clone()], at.clone()).await;
+        let client = Client::http(&url)
+            .era(oxmcp::client::Era::Stateless)
+            .oauth(login(&idp));
+        client
+            .list_tools()
+            .await
+            .unwrap_or_else(|e| panic!("{grant}: {e}"));
+        assert!(!first_seen.lock().unwrap().is_empty(), "{grant}");
+        // The resource now names another authorization server, and refuses the token held.
+        at.store(1, Ordering::SeqCst);
+        let refused = client.list_tools().await;
+        match &refused {
+            Err(ClientError::IssuerMismatch { bound, named }) => {
+                assert_eq!((bound, named), (&first, &second), "{grant}");
+                let text = refused.as_ref().unwrap_err().to_string();
+                assert!(text.contains(&first) && text.contains(&second), "{text}");
+            }
+            other => panic!("{grant}: {other:?}"),
+        }
+        assert!(
+            second_seen.lock().unwrap().is_empty(),
+            "{grant}: the other authorization server was sent {:?}",
+            second_seen.lock().unwrap()
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_client_bound_to_its_issuer_by_configuration_refuses_any_other_from_the_start() {
+    let (first, _) = authorization_server("tok-0").await;
+    let (second, second_seen) = authorization_server("tok-1").await;
+    let (url, _) = protected_resource(vec![second.clone()], Arc::default()).await;
+    let client = Client::http(&url)
+        .era(oxmcp::client::Era::Stateless)
+        .oauth(OAuth::client_credentials("svc", "s3cret").issuer(&first));
+    let refused = client.list_tools().await;
+    assert!(
+        matches!(&refused, Err(ClientError::IssuerMismatch { bound, named }) if *bound == first && *named == second),
+        "{refused:?}"
+    );
+    assert!(second_seen.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_dynamically_registered_client_may_follow_a_resource_to_another_server() {
+    // Nothing the host configured is at stake: the code grant without pre-registered
+    // credentials registers wherever the resource sends it (here the servers take the
+    // client's metadata document as its id).
+    let (first, _) = authorization_server("tok-0").await;
+    let (second, second_seen) = authorization_server("tok-1").await;
+    let at = Arc::new(AtomicUsize::new(0));
+    let (url, _) = protected_resource(vec![first, second], at.clone()).await;
+    let login = OAuth::authorization_code(oxmcp::client::oauth::AutoApprove::new(
+        "http://127.0.0.1:9/callback",
+    ))
+    .pre_registered("public-app", None);
+    // A pre-registered id without a secret is still configured: bound.
+    let client = Client::http(&url)
+        .era(oxmcp::client::Era::Stateless)
+        .oauth(login);
+    client.list_tools().await.unwrap();
+    at.store(1, Ordering::SeqCst);
+    assert!(matches!(
+        client.list_tools().await,
+        Err(ClientError::IssuerMismatch { .. })
+    ));
+    assert!(second_seen.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn resource_metadata_named_off_the_servers_origin_is_never_fetched() {
+    let elsewhere = Arc::new(AtomicUsize::new(0));
+    let counter = elsewhere.clone();
+    let other = serve(axum::Router::new().route(
+        "/prm",
+        axum::routing::get(move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+            async { "{}" }
+        }),
+    ))
+    .await;
+    for named in [format!("{other}/prm"), "ftp://127.0.0.1/prm".to_string()] {
+        let challenge = format!("Bearer resource_metadata=\"{named}\"");
+        let app = axum::Router::new().route(
+            "/mcp",
+            axum::routing::post(move || {
+                let challenge = challenge.clone();
+                async move {
+                    (
+                        axum::http::StatusCode::UNAUTHORIZED,
+                        [("www-authenticate", challenge)],
+                        "",
+                    )
+                }
+            }),
+        );
+        let url = serve(app).await;
+        let asked = Arc::new(AtomicUsize::new(0));
+        let client = Client::http(format!("{url}/mcp"))
+            .era(oxmcp::client::Era::Stateless)
+            .oauth(OAuth::authorization_code(Counting(asked.clone())));
+        assert!(client.list_tools().await.is_err());
+    }
+    assert_eq!(
+        elsewhere.load(Ordering::SeqCst),
+        0,
+        "fetched off the origin"
+    );
+}
+
+#[tokio::test]
+async fn metadata_for_a_parent_of_the_server_stops_the_login() {
+    for parent in ["", "/", "/api"] {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let origin = format!("http://{}", listener.local_addr().unwrap());
+        let resource = format!("{origin}{parent}");
+        let app = axum::Router::new()
+            .route(
+                "/api/mcp",
+                axum::routing::post(|| async {
+                    (
+                        axum::http::StatusCode::UNAUTHORIZED,
+                        [("www-authenticate", "Bearer scope=\"a\"")],
+                        "",
+                    )
+                }),
+            )
+            .route(
+                "/.well-known/oauth-protected-resource/api/mcp",
+                axum::routing::get(move || {
+                    let body = serde_json::json!({"resource": resource,
+                        "authorization_servers": ["https://as.example"]});
+                    async move { ([("content-type", "application/json")], body.to_string()) }
+                }),
+            );
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let asked = Arc::new(AtomicUsize::new(0));
+        let client = Client::http(format!("{origin}/api/mcp"))
+            .era(oxmcp::client::Era::Stateless)
+            .oauth(OAuth::authorization_code(Counting(asked.clone())));
+        let refused = client.list_tools().await;
+        assert!(
+            matches!(&refused, Err(ClientError::Unauthorized(m)) if m.contains("metadata is for")),
+            "{parent:?}: {refused:?}"
+        );
+        assert_eq!(asked.load(Ordering::SeqCst), 0);
+    }
+}

@@ -706,7 +706,7 @@ async fn a_key_takes_only_its_declared_algorithm_and_tokens_must_be_access_token
     // rsa-1 declares RS256: a PS256 token signed by the same key is refused.
     let ps = token_with("alice", "", aud, Algorithm::PS256, Some("at+jwt"));
     let err = verifier.verify_jwt_uncached(&ps).await.unwrap_err();
-    assert!(err.to_string().contains("declares"), "{err}");
+    assert!(err.to_string().contains("the key takes [RS256]"), "{err}");
     for typ in [
         Some("at+jwt"),
         Some("JWT"),
@@ -999,4 +999,510 @@ proptest::proptest! {
         });
         proptest::prop_assert!(outcome.is_ok(), "{}", outcome.unwrap_err());
     }
+}
+
+/// The 2026 request metadata, with the tasks extension when `tasks`.
+fn meta_2026(tasks: bool) -> Value {
+    let caps = if tasks {
+        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+    } else {
+        json!({})
+    };
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+           "io.modelcontextprotocol/clientCapabilities": caps})
+}
+
+/// A 2026 request of `method` naming `name`, as the holder of `bearer`.
+async fn modern(
+    url: &str,
+    bearer: &str,
+    method: &str,
+    name: Option<&str>,
+    body: Value,
+) -> (u16, Vec<(String, String)>, Value) {
+    let auth = format!("Bearer {bearer}");
+    let mut headers = vec![
+        ("authorization", auth.as_str()),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", method),
+    ];
+    if let Some(name) = name {
+        headers.push(("mcp-name", name));
+    }
+    exchange("POST", url, &headers, Some(body)).await
+}
+
+/// Start a task of `slow_compute` for 30 s as the holder of `bearer`.
+async fn start_task(url: &str, bearer: &str) -> (u16, Vec<(String, String)>, Value) {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "slow_compute", "arguments": {"seconds": 30}, "_meta": meta_2026(true)}});
+    modern(url, bearer, "tools/call", Some("slow_compute"), body).await
+}
+
+/// A GET of `session`'s stream (resumed after `last` when given) as the holder of `bearer`,
+/// kept open: its status, and the response whose unread body holds the connection.
+async fn hold_stream(
+    url: &str,
+    bearer: &str,
+    session: &str,
+    last: Option<&str>,
+) -> (u16, hyper::Response<hyper::body::Incoming>) {
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http::<Full<hyper::body::Bytes>>();
+    let mut req = hyper::Request::get(url)
+        .header("authorization", format!("Bearer {bearer}"))
+        .header("accept", "text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", session);
+    if let Some(last) = last {
+        req = req.header("last-event-id", last);
+    }
+    let resp = client
+        .request(req.body(Full::default()).unwrap())
+        .await
+        .unwrap();
+    (resp.status().as_u16(), resp)
+}
+
+/// How long `work` takes, which must be under a second.
+async fn within_a_second<T>(what: &str, work: impl std::future::Future<Output = T>) -> T {
+    let started = std::time::Instant::now();
+    let done = tokio::time::timeout(Duration::from_secs(5), work)
+        .await
+        .unwrap_or_else(|_| panic!("{what}: no answer within 5 s"));
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{what} took {:?}",
+        started.elapsed()
+    );
+    done
+}
+
+#[tokio::test]
+async fn a_principal_holding_its_streams_subscriptions_and_tasks_leaves_another_every_room() {
+    let limits = Limits {
+        requests_per_caller: 6,
+        sessions_per_caller: 3,
+        subscriptions: 4,
+        subscription_bytes: 4096,
+        ..Limits::default()
+    };
+    let url = start_with(limits, |b| b.tasks_per_principal(2)).await;
+    let mallory = token("mallory", "", &url);
+    let alice = token("alice", "", &url);
+    let session = open_session(&url, &mallory).await;
+    // Subscriptions: a count and a size per session, each refusal naming its limit.
+    let subscribe = |id: i64, uri: String| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "resources/subscribe",
+               "params": {"uri": uri}})
+    };
+    for i in 0..4 {
+        let (status, _, reply) = in_session(
+            &url,
+            Some(&mallory),
+            &session,
+            subscribe(i, format!("test://r/{i}")),
+        )
+        .await;
+        assert_eq!((status, &reply["result"]), (200, &json!({})), "{reply}");
+    }
+    let (_, _, reply) = in_session(
+        &url,
+        Some(&mallory),
+        &session,
+        subscribe(9, "test://r/9".into()),
+    )
+    .await;
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    assert!(reply["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("Limits::subscriptions"));
+    let unsubscribe = json!({"jsonrpc": "2.0", "id": 10, "method": "resources/unsubscribe",
+                             "params": {"uri": "test://r/0"}});
+    in_session(&url, Some(&mallory), &session, unsubscribe).await;
+    let (_, _, reply) = in_session(
+        &url,
+        Some(&mallory),
+        &session,
+        subscribe(11, format!("test://{}", "x".repeat(5000))),
+    )
+    .await;
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Limits::subscription_bytes"),
+        "{reply}"
+    );
+    // A 2026 listen filter is held as long as its stream: bounded the same way.
+    let listen = json!({"jsonrpc": "2.0", "id": 12, "method": "subscriptions/listen", "params": {
+        "notifications": {"resourceSubscriptions": ["a", "b", "c", "d", "e"]},
+        "_meta": meta_2026(false)}});
+    let (status, _, reply) = modern(&url, &mallory, "subscriptions/listen", None, listen).await;
+    assert_eq!(
+        (status, &reply["error"]["code"]),
+        (400, &json!(-32602)),
+        "{reply}"
+    );
+    // Tasks, up to the principal's quota.
+    for _ in 0..2 {
+        assert_eq!(start_task(&url, &mallory).await.0, 200);
+    }
+    let (status, headers, _) = start_task(&url, &mallory).await;
+    assert_eq!(status, 429);
+    assert!(header(&headers, "retry-after").is_some());
+    // Streams: the session's standalone stream, then resumptions of it, each held open; past
+    // the requests in flight a caller may have, the next is refused.
+    let mut held = Vec::new();
+    let (status, stream) = hold_stream(&url, &mallory, &session, None).await;
+    assert_eq!(status, 200);
+    held.push(stream);
+    for _ in 0..5 {
+        let (status, stream) = hold_stream(&url, &mallory, &session, Some("1-0")).await;
+        assert_eq!(status, 200);
+        held.push(stream);
+    }
+    let (status, refused) = hold_stream(&url, &mallory, &session, Some("1-0")).await;
+    assert_eq!(
+        status, 429,
+        "a seventh stream is one past the caller's share"
+    );
+    assert!(refused.headers().get("retry-after").is_some());
+    // Alice is untouched by all of it: she opens a session, calls, opens a stream, subscribes
+    // and starts a task, each answered within a second.
+    let hers = within_a_second("initialize", open_session(&url, &alice)).await;
+    let whoami = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "test_whoami", "arguments": {}, "_meta": meta_2026(false)}});
+    let (status, _, reply) = within_a_second(
+        "a call",
+        modern(&url, &alice, "tools/call", Some("test_whoami"), whoami),
+    )
+    .await;
+    assert_eq!(status, 200, "{reply}");
+    let (status, _stream) =
+        within_a_second("a stream", hold_stream(&url, &alice, &hers, None)).await;
+    assert_eq!(status, 200);
+    let (_, _, reply) = within_a_second(
+        "a subscription",
+        in_session(
+            &url,
+            Some(&alice),
+            &hers,
+            subscribe(1, "test://mine".into()),
+        ),
+    )
+    .await;
+    assert_eq!(reply["result"], json!({}), "{reply}");
+    let (status, _, reply) = within_a_second("a task", start_task(&url, &alice)).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["result"]["resultType"], "task");
+    // Her streams let go, Mallory may open one again.
+    held.clear();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(hold_stream(&url, &mallory, &session, None).await.0, 200);
+}
+
+#[tokio::test]
+async fn more_slow_header_connections_from_one_address_than_the_server_takes_leave_others_fast() {
+    use tokio::io::AsyncWriteExt;
+    let limits = Limits {
+        max_connections: 32,
+        connections_per_address: 16,
+        ..Limits::default()
+    };
+    let url = start_with(limits, |b| b).await;
+    let addr: std::net::SocketAddr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap();
+    let alice = token("alice", "", &url);
+    // 48 connections from 127.0.0.1 that send half a request's headers and stop; each one
+    // the server closes is dialled again at once.
+    let flood = tokio::spawn(async move {
+        let mut open = tokio::task::JoinSet::new();
+        loop {
+            while open.len() < 48 {
+                open.spawn(async move {
+                    let Ok(mut tcp) = tokio::net::TcpStream::connect(addr).await else {
+                        return;
+                    };
+                    let _ = tcp
+                        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                        .await;
+                    let mut byte = [0u8; 1];
+                    let _ = tokio::io::AsyncReadExt::read(&mut tcp, &mut byte).await;
+                });
+            }
+            open.join_next().await;
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // A call from another address (127.0.0.2), with its own connection each time.
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "test_whoami", "arguments": {}, "_meta": meta_2026(false)}})
+    .to_string();
+    for _ in 0..5 {
+        let reply = within_a_second("a call from another address", async {
+            let socket = tokio::net::TcpSocket::new_v4().unwrap();
+            socket.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+            let tcp = socket.connect(addr).await.unwrap();
+            let (mut send, conn) =
+                hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp))
+                    .await
+                    .unwrap();
+            tokio::spawn(conn);
+            let req = hyper::Request::post("/mcp")
+                .header("host", addr.to_string())
+                .header("authorization", format!("Bearer {alice}"))
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "test_whoami")
+                .body(Full::new(hyper::body::Bytes::from(body.clone())))
+                .unwrap();
+            let resp = send.send_request(req).await.unwrap();
+            let status = resp.status().as_u16();
+            let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+            (status, String::from_utf8_lossy(&bytes).into_owned())
+        })
+        .await;
+        assert_eq!(reply.0, 200, "{}", reply.1);
+        assert!(reply.1.contains("alice"), "{}", reply.1);
+    }
+    flood.abort();
+}
+
+#[tokio::test]
+async fn an_mcp_header_given_twice_is_refused_naming_it_in_both_eras() {
+    let url = start().await;
+    let alice = token("alice", "", &url);
+    let auth = format!("Bearer {alice}");
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "test_whoami", "arguments": {}, "_meta": meta_2026(false)}});
+    let base = [
+        ("authorization", auth.as_str()),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "test_whoami"),
+    ];
+    for (name, second) in [
+        ("mcp-name", "test_admin_only"),
+        ("mcp-method", "tools/list"),
+        ("mcp-protocol-version", "2025-11-25"),
+        ("mcp-param-region", "x"),
+    ] {
+        let mut headers = base.to_vec();
+        headers.push((name, second));
+        if name == "mcp-param-region" {
+            headers.push((name, "y"));
+        }
+        let (status, _, reply) = exchange("POST", &url, &headers, Some(call.clone())).await;
+        assert_eq!(status, 400, "{name}: {reply}");
+        let message = reply["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains(name) && message.contains("more than once"),
+            "{message}"
+        );
+    }
+    // A session's id and a stream's resumption point alike.
+    let session = open_session(&url, &alice).await;
+    let twice = [
+        ("authorization", auth.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+        ("mcp-session-id", session.as_str()),
+        ("mcp-session-id", "another"),
+    ];
+    let (status, _, reply) = exchange("POST", &url, &twice, Some(call.clone())).await;
+    assert_eq!(status, 400, "{reply}");
+    assert!(reply["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("mcp-session-id"));
+    let resume = [
+        ("authorization", auth.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+        ("mcp-session-id", session.as_str()),
+        ("last-event-id", "1-0"),
+        ("last-event-id", "2-0"),
+    ];
+    let (status, _, reply) = exchange("GET", &url, &resume, None).await;
+    assert_eq!(status, 400, "{reply}");
+    assert!(reply["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("last-event-id"));
+}
+
+#[tokio::test]
+async fn a_body_nested_past_the_parsers_depth_is_a_parse_error_closed_or_not() {
+    let url = start().await;
+    let alice = token("alice", "", &url);
+    let auth = format!("Bearer {alice}");
+    let depth = 100_000;
+    let closed = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let unclosed = "{\"a\":".repeat(depth);
+    for (what, body) in [("closed", closed), ("unclosed", unclosed)] {
+        for version in ["2026-07-28", "2025-11-25"] {
+            let client =
+                hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+                    .build_http::<Full<hyper::body::Bytes>>();
+            let req = hyper::Request::post(&url)
+                .header("authorization", &auth)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", version)
+                .body(Full::new(hyper::body::Bytes::from(body.clone())))
+                .unwrap();
+            let resp = client.request(req).await.unwrap();
+            let status = resp.status().as_u16();
+            let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+            let reply: Value = serde_json::from_slice(&bytes).unwrap();
+            assert_eq!(
+                (status, &reply["error"]["code"]),
+                (400, &json!(-32700)),
+                "{what} at {version}: {reply}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn everything_a_task_keeps_counts_against_its_budget() {
+    let url = start_with(Limits::default(), |b| b.task_budget(64 * 1024)).await;
+    let alice = token("alice", "", &url);
+    // A large _meta beside small arguments.
+    let mut meta = meta_2026(true);
+    meta["pad"] = json!("x".repeat(100 * 1024));
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "slow_compute", "arguments": {"seconds": 30}, "_meta": meta}});
+    let (status, _, reply) = modern(&url, &alice, "tools/call", Some("slow_compute"), body).await;
+    assert_eq!(status, 400, "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("task_budget") && message.contains("_meta"),
+        "{message}"
+    );
+    // Answers to a task's input request count too: a task parked on an elicitation is not
+    // made to keep a huge answer.
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "confirm_delete", "arguments": {"filename": "a.txt"},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {
+                      "elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}}}});
+    let (_, _, created) = modern(&url, &alice, "tools/call", Some("confirm_delete"), body).await;
+    let task = created["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_string();
+    let get = |id: i64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tasks/get",
+               "params": {"taskId": task, "_meta": meta_2026(true)}})
+    };
+    let mut parked = Value::Null;
+    for i in 0..50 {
+        let (_, _, got) = modern(&url, &alice, "tasks/get", Some(&task), get(i)).await;
+        if got["result"]["status"] == "input_required" {
+            parked = got;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let key = parked["result"]["inputRequests"]
+        .as_object()
+        .and_then(|m| m.keys().next().cloned())
+        .expect("an input request");
+    let update = json!({"jsonrpc": "2.0", "id": 99, "method": "tasks/update", "params": {
+        "taskId": task, "_meta": meta_2026(true),
+        "inputResponses": {key: {"action": "accept",
+            "content": {"confirm": true, "pad": "y".repeat(100 * 1024)}}}}});
+    let (status, _, reply) = modern(&url, &alice, "tasks/update", Some(&task), update).await;
+    assert_eq!(status, 400, "{reply}");
+    assert!(reply["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("task_budget"));
+    let (_, _, still) = modern(&url, &alice, "tasks/get", Some(&task), get(100)).await;
+    assert_eq!(still["result"]["status"], "input_required", "{still}");
+}
+
+#[tokio::test]
+async fn a_jwks_that_cannot_be_fetched_again_is_not_trusted_past_its_maximum_age() {
+    for breakage in ["deleted", "invalid"] {
+        let (_dir, file, verifier) = rotating_jwks(Duration::from_millis(400));
+        let aud = "https://mcp.example.com/mcp";
+        let rsa = token("alice", "", aud);
+        assert!(verifier.verify_jwt(&rsa).await.is_ok());
+        match breakage {
+            "deleted" => std::fs::remove_file(&file).unwrap(),
+            _ => std::fs::write(&file, "{not json").unwrap(),
+        }
+        // Within the maximum age the keys held still serve.
+        assert!(verifier.verify_jwt(&rsa).await.is_ok(), "{breakage}");
+        tokio::time::sleep(Duration::from_millis(900)).await;
+        let refused = verifier.verify_jwt(&rsa).await;
+        assert!(
+            refused
+                .as_ref()
+                .is_err_and(|e| e.to_string().contains("maximum age")),
+            "{breakage}: {refused:?}"
+        );
+        assert!(
+            verifier.verify_jwt_uncached(&rsa).await.is_err(),
+            "{breakage}"
+        );
+        // The set is back: tokens are taken again.
+        std::fs::copy(keys_dir().join("jwks.json"), &file).unwrap();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert!(
+            verifier.verify_jwt(&rsa).await.is_ok(),
+            "{breakage}: recovered"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_key_without_alg_takes_one_family_its_type_allows() {
+    let mut set: Value =
+        serde_json::from_str(&std::fs::read_to_string(keys_dir().join("jwks.json")).unwrap())
+            .unwrap();
+    for key in set["keys"].as_array_mut().unwrap() {
+        key.as_object_mut().unwrap().remove("alg");
+    }
+    let verifier = |algorithms: Option<&[Algorithm]>| {
+        let v = JwtVerifier::new(
+            oxmcp::auth::StaticJwks(set.to_string()),
+            ISSUER,
+            "https://mcp.example.com/mcp",
+        );
+        match algorithms {
+            Some(a) => v.algorithms(a),
+            None => v,
+        }
+    };
+    let aud = "https://mcp.example.com/mcp";
+    let signed = |alg| token_with("alice", "", aud, alg, Some("at+jwt"));
+    let default = verifier(None);
+    for alg in [Algorithm::RS256, Algorithm::RS512, Algorithm::ES256] {
+        assert!(
+            default.verify_jwt_uncached(&signed(alg)).await.is_ok(),
+            "{alg:?}"
+        );
+    }
+    for alg in [Algorithm::PS256, Algorithm::PS512] {
+        let err = default.verify_jwt_uncached(&signed(alg)).await.unwrap_err();
+        assert!(err.to_string().contains("the key takes"), "{alg:?}: {err}");
+    }
+    // With only PSS configured, the RSA key takes that family, and PKCS #1 v1.5 no longer.
+    let pss = verifier(Some(&[Algorithm::PS256, Algorithm::ES256]));
+    assert!(pss
+        .verify_jwt_uncached(&signed(Algorithm::PS256))
+        .await
+        .is_ok());
+    assert!(pss
+        .verify_jwt_uncached(&signed(Algorithm::RS256))
+        .await
+        .is_err());
 }
