@@ -320,6 +320,17 @@ async fn a_bad_frontmatter_or_an_oversized_skill_is_left_out_and_the_rest_served
         )
         .unwrap();
         std::fs::write(big.join("data.bin"), vec![7u8; 17 * 1024 * 1024]).unwrap();
+        // A "billion laughs": aliases nested nine deep, nine wide.
+        let bomb = root.join("alias-bomb");
+        std::fs::create_dir_all(&bomb).unwrap();
+        let mut text = String::from("---\nname: alias-bomb\ndescription: d\na: &a [\"lol\"]\n");
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
+        for pair in names.windows(2) {
+            let refs = vec![format!("*{}", pair[0]); 9].join(", ");
+            text.push_str(&format!("{}: &{} [{refs}]\n", pair[1], pair[1]));
+        }
+        text.push_str("---\n");
+        std::fs::write(bomb.join("SKILL.md"), text).unwrap();
         let misnamed = root.join("misnamed");
         std::fs::create_dir_all(&misnamed).unwrap();
         std::fs::write(
@@ -338,6 +349,10 @@ async fn a_bad_frontmatter_or_an_oversized_skill_is_left_out_and_the_rest_served
     );
     assert!(
         log.contains("skill `misnamed`") && log.contains("folder"),
+        "{log}"
+    );
+    assert!(
+        log.contains("skill `alias-bomb`: SKILL.md: frontmatter: anchors and aliases"),
         "{log}"
     );
     let list = call(&server, "skills/list", json!({})).await;
