@@ -170,7 +170,10 @@ async fn large_bodies_leave_memory_bounded_and_other_clients_fast() {
         assert_eq!(status, 400, "the task is refused: {reply}");
     }
     let grown_mib = rss_kib().saturating_sub(before) / 1024;
-    assert!(grown_mib < 80, "tasks with a large _meta: RSS grew by {grown_mib} MiB");
+    assert!(
+        grown_mib < 80,
+        "tasks with a large _meta: RSS grew by {grown_mib} MiB"
+    );
 
     // A skill whose frontmatter nests aliases nine deep, nine wide (9^9 copies if expanded),
     // beside a sound one: the server indexes the sound one and leaves the bomb out.
@@ -184,7 +187,10 @@ async fn large_bodies_leave_memory_bounded_and_other_clients_fast() {
     bomb.push_str("---\n");
     for (name, text) in [
         ("bomb", bomb),
-        ("sound", "---\nname: sound\ndescription: d\n---\n# Sound\n".to_string()),
+        (
+            "sound",
+            "---\nname: sound\ndescription: d\n---\n# Sound\n".to_string(),
+        ),
     ] {
         std::fs::create_dir(skills.path().join(name)).unwrap();
         std::fs::write(skills.path().join(name).join("SKILL.md"), text).unwrap();
@@ -195,7 +201,10 @@ async fn large_bodies_leave_memory_bounded_and_other_clients_fast() {
         .state_keys(StateKeys::parse(&format!("1:{}", "ab".repeat(32))).unwrap())
         .build();
     let grown_mib = rss_kib().saturating_sub(before) / 1024;
-    assert!(grown_mib < 100, "an alias bomb: RSS grew by {grown_mib} MiB");
+    assert!(
+        grown_mib < 100,
+        "an alias bomb: RSS grew by {grown_mib} MiB"
+    );
     assert!(indexed.is_ok(), "the server starts without the bomb");
     // Another client's calls stay fast.
     let mut times = Vec::new();

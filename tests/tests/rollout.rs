@@ -8,8 +8,10 @@
 //! instance is killed with SIGKILL and started again. Every flow is counted; the figures are
 //! printed (BENCHMARKS.md keeps them).
 //!
-//! Run with `cargo test -p mcp-tests --features rollout-tests --test rollout -- --nocapture`;
-//! it needs `redis-server` (or `MCP_TEST_REDIS_URL`) and `haproxy`, and fails without them.
+//! The whole rollout runs several times in a row (`MCP_ROLLOUT_RUNS`, default 3), each from
+//! fresh processes, and every run must lose nothing. Run with
+//! `cargo test -p mcp-tests --features rollout-tests --test rollout -- --nocapture`; it needs
+//! `redis-server` (or `MCP_TEST_REDIS_URL`) and `haproxy`, and fails without them.
 
 use mcp_tests::support::{free_port, get, redis, wait_for_port, ChildGuard};
 use oxmcp::client::{Client, ClientError, DeclineAll, Era};
@@ -407,8 +409,28 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
+/// How many whole rollouts the test runs, one after the other, each from fresh instances, a
+/// fresh proxy and a fresh store (`MCP_ROLLOUT_RUNS`, default 3): a lost flow is rare enough
+/// that one clean run proves little.
+fn runs() -> u32 {
+    std::env::var("MCP_ROLLOUT_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(3)
+        .max(1)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_rollout_with_key_rotation_and_a_killed_instance_loses_nothing() {
+async fn rollouts_with_key_rotation_and_a_killed_instance_lose_nothing_run_after_run() {
+    let runs = runs();
+    for run in 1..=runs {
+        eprintln!("rollout: run {run} of {runs}");
+        rollout().await;
+    }
+}
+
+/// One rollout under load, asserting that no flow failed.
+async fn rollout() {
     let (redis, _redis) = redis();
     let ring = |text: &str| text.to_string();
     let (k1, k2) = (key("a1"), key("b2"));
