@@ -751,7 +751,8 @@ async fn configured_credentials_never_reach_an_authorization_server_the_resource
     // Every grant whose credentials the host configured: a secret, a signing key's assertion,
     // a workload's identity token, a user's ID token through an identity provider, and a
     // pre-registered client's secret in the authorization code grant.
-    let logins: Vec<(&str, Box<dyn Fn(&str) -> OAuth>)> = vec![
+    type Login = Box<dyn Fn(&str) -> OAuth>;
+    let logins: Vec<(&str, Login)> = vec![
         (
             "client credentials",
             Box::new(|_| OAuth::client_credentials("svc", "s3cret-cc")),

@@ -1819,6 +1819,52 @@ impl AuthorizationHandler for AutoApprove {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
+    #[test]
+    fn the_file_store_never_writes_through_a_planted_link_and_keeps_its_file_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tokens.json");
+        let stolen = dir.path().join("stolen");
+        std::fs::write(&stolen, "").unwrap();
+        // Links at every name a writer might use beside the file: the old fixed one included.
+        for name in ["tokens.tmp", "tokens.json.tmp", ".tokens.json.tmp"] {
+            std::os::unix::fs::symlink(&stolen, dir.path().join(name)).unwrap();
+        }
+        let store = FileStore::new(&path);
+        let mut credentials = Credentials::empty();
+        credentials.client_secret = Some("s3cret".into());
+        credentials.access_token = "tok".into();
+        store.save("https://mcp.example/mcp", &credentials).unwrap();
+        store
+            .save("https://other.example/mcp", &credentials)
+            .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&stolen).unwrap(),
+            "",
+            "written through a link"
+        );
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+        assert_eq!(store.load("https://mcp.example/mcp"), Some(credentials));
+        // Nothing of the writes is left beside the file but the planted links.
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                ".tokens.json.tmp",
+                "stolen",
+                "tokens.json",
+                "tokens.json.tmp",
+                "tokens.tmp"
+            ]
+        );
+    }
+
     #[test]
     fn a_bearer_challenge_is_read_among_others() {
         let c = Challenge::parse(Some(

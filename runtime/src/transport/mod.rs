@@ -105,6 +105,7 @@ impl Default for Limits {
     }
 }
 
+#[cfg(any(feature = "http", feature = "stdio"))]
 impl Limits {
     /// What a legacy session may keep and how long its asks wait.
     pub(crate) fn session(&self) -> crate::server::legacy::SessionLimits {
@@ -120,6 +121,7 @@ impl Limits {
 /// The refusal of `request` when it is a `subscriptions/listen` whose filter asks for more
 /// resource subscriptions than a stream keeps (`Limits::subscriptions`,
 /// `Limits::subscription_bytes`): the stream holds its filter for as long as it is open.
+#[cfg(any(feature = "http", feature = "stdio"))]
 pub(crate) fn listen_refused(
     request: &oxmcp_schema::ClientRequest,
     limits: &Limits,
