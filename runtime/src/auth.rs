@@ -292,11 +292,7 @@ impl Verified {
     }
 }
 
-fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
+use crate::wire::unix_seconds as unix_now;
 
 impl fmt::Debug for JwtVerifier {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

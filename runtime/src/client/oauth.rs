@@ -52,7 +52,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// How long before its expiry an access token is refreshed.
 const REFRESH_MARGIN: Duration = Duration::from_secs(30);
@@ -550,12 +550,7 @@ struct Presented {
     dpop: Option<Arc<DpopKey>>,
 }
 
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
+use crate::wire::unix_seconds as now;
 
 /// Whether `c`'s access token is to be refreshed now: it expires within the margin and there
 /// is a refresh token.

@@ -55,7 +55,7 @@ impl Server {
             Err(e) => return ready(Reply::error(Some(id), e)),
         };
         #[cfg(feature = "tasks")]
-        if task == Some(false) {
+        if task == TaskDecision::Task {
             return Box::pin(async move {
                 let journal = Default::default();
                 self.create_task(id, &name, arguments, *meta, principal, journal)
@@ -64,9 +64,10 @@ impl Server {
         }
         // A call that may become a task keeps its arguments for the task's record; any other
         // gives them to the handler.
-        let task_parts = task.is_some().then(|| (meta.clone(), arguments.clone()));
+        let may_become_task = task == TaskDecision::WhenStarted;
+        let task_parts = may_become_task.then(|| (meta.clone(), arguments.clone()));
         let bound = bind(methods::TOOLS_CALL, &name, Some(&arguments), &caller, &meta);
-        let task_gate = if task.is_some() {
+        let task_gate = if may_become_task {
             TaskGate::Request
         } else {
             TaskGate::Off
@@ -233,12 +234,25 @@ impl Server {
         &self,
         handler: &dyn crate::handler::ToolHandler,
         _meta: &oxmcp_schema::RequestMetaObject,
-    ) -> Result<Option<bool>, Error> {
+    ) -> Result<TaskDecision, Error> {
         match handler.task_support().mode {
             crate::handler::TaskMode::Required => Err(Error::internal(
                 "this tool runs only as a task, and the server was built without the tasks extension (oxmcp's `tasks` feature)",
             )),
-            _ => Ok(None),
+            _ => Ok(TaskDecision::Answer),
         }
     }
+}
+
+/// How a `tools/call` is served with respect to the tasks extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TaskDecision {
+    /// In its request: the tool takes no task, or the client did not declare the extension.
+    Answer,
+    /// As a task from the start: the request is answered with the created task.
+    #[cfg_attr(not(feature = "tasks"), allow(dead_code))]
+    Task,
+    /// In its request until the handler calls `start_task()`, then as a task.
+    #[cfg_attr(not(feature = "tasks"), allow(dead_code))]
+    WhenStarted,
 }

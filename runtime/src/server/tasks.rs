@@ -9,6 +9,7 @@
 //! created it only: anyone else is told it does not exist.
 
 use super::dispatch::raw_result;
+use super::mrtr::TaskDecision;
 use super::round::{execute, Mode};
 use super::Server;
 use crate::handler::extract::StateMap;
@@ -488,12 +489,13 @@ impl Server {
         &self,
         handler: &dyn ToolHandler,
         meta: &RequestMetaObject,
-    ) -> Result<Option<bool>, Error> {
+    ) -> Result<TaskDecision, Error> {
         let support = handler.task_support();
         match (support.mode, declares_tasks(meta)) {
-            (TaskMode::Never, _) | (TaskMode::Optional, false) => Ok(None),
+            (TaskMode::Never, _) | (TaskMode::Optional, false) => Ok(TaskDecision::Answer),
             (TaskMode::Required, false) => Err(tasks_required()),
-            (_, true) => Ok(Some(support.explicit_start)),
+            (_, true) if support.explicit_start => Ok(TaskDecision::WhenStarted),
+            (_, true) => Ok(TaskDecision::Task),
         }
     }
 }

@@ -29,7 +29,7 @@ use std::fmt;
 use std::io::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 use zeroize::{Zeroize, Zeroizing};
 
 /// Recorded answers and step results by key, each kept as JSON text: opening a token only frames
@@ -773,12 +773,7 @@ fn next_nonce() -> Result<[u8; NONCE_LEN], StateError> {
 }
 
 /// The time in Unix seconds, as tokens carry their expiry.
-pub(crate) fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
+pub(crate) use crate::wire::unix_seconds as unix_now;
 
 /// Seals and opens tokens with a key ring, a lifetime and a size cap.
 pub struct StateCodec {

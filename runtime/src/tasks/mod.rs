@@ -18,7 +18,6 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Mutex;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The extension's identifier, in client and server capabilities.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
@@ -207,11 +206,7 @@ pub trait TaskStore: Send + Sync + 'static {
 }
 
 /// Milliseconds since the Unix epoch, now.
-pub(crate) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
+pub(crate) use crate::wire::unix_millis as now_ms;
 
 /// The tasks of one process, at most `capacity` of them; expired ones are dropped as new ones
 /// come. The default store: tasks do not outlive the process or reach other instances.

@@ -93,6 +93,18 @@ pub(crate) fn to_value_text(
     from_value_text(value)
 }
 
+/// Seconds since the Unix epoch, now (0 on a clock set before it).
+pub(crate) fn unix_seconds() -> u64 {
+    unix_millis() / 1000
+}
+
+/// Milliseconds since the Unix epoch, now (0 on a clock set before it).
+pub(crate) fn unix_millis() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
 /// The length of `value` as JSON text, without keeping the text.
 #[cfg(feature = "tasks")]
 pub(crate) fn json_len(value: &(impl serde_core::Serialize + ?Sized)) -> usize {

@@ -12,14 +12,8 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use p256::pkcs8::EncodePrivateKey;
 use serde_json::json;
 use sha2::{Digest, Sha256};
-use std::time::{SystemTime, UNIX_EPOCH};
 
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
+use crate::wire::unix_seconds as now;
 
 fn b64url(bytes: &[u8]) -> String {
     base64_simd::URL_SAFE_NO_PAD.encode_to_string(bytes)
