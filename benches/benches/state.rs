@@ -64,7 +64,7 @@ fn bench(c: &mut Criterion) {
             .seal_json_with(&journal, &SealOptions::new().associated_data(&ad).ttl(ttl))
             .unwrap();
         let sdk_bound = sdk_binding(&args);
-        let sdk_seal = |journal: &oxmcp::state::Journal| {
+        let sdk_seal = |journal: &oxmcp::request_state::Journal| {
             let payload = SdkPayload {
                 binding: &*sdk_bound,
                 journal,
@@ -74,7 +74,7 @@ fn bench(c: &mut Criterion) {
         let stoken = sdk_seal(&journal);
         let sdk_open = |token: &str| {
             let bytes = sdk.decode(token).expect("verifies");
-            let payload: SdkPayload<String, oxmcp::state::Journal> =
+            let payload: SdkPayload<String, oxmcp::request_state::Journal> =
                 serde_json::from_slice(&bytes).expect("payload parses");
             assert!(payload.binding == sdk_binding(black_box(&args)), "bound");
             payload.journal
@@ -106,7 +106,7 @@ fn bench(c: &mut Criterion) {
         };
         let rmcp_open = || {
             let ad = rmcp_binding(black_box(&args));
-            rmcp.open_json_with::<oxmcp::state::Journal>(&rtoken, &ad)
+            rmcp.open_json_with::<oxmcp::request_state::Journal>(&rtoken, &ad)
                 .unwrap()
                 .len()
         };

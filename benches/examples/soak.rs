@@ -49,9 +49,11 @@ fn fds(pid: u32) -> usize {
 /// the default five minutes it grows for five minutes, by about 55 bytes per retry).
 fn fixture() -> Arc<Server> {
     Arc::new(
-        mcp_tests::conformance::server(Server::builder().state_ttl(Duration::from_secs(30)))
-            .build()
-            .expect("the fixture server builds"),
+        mcp_tests::conformance::server(
+            Server::builder().request_state_ttl(Duration::from_secs(30)),
+        )
+        .build()
+        .expect("the fixture server builds"),
     )
 }
 

@@ -89,7 +89,7 @@ fn form_answer(i: usize) -> Value {
 
 /// `requestState` journals: (slug, label, journal) for 1, 3 and 10 form answers and one 4 KiB
 /// sampling answer.
-pub fn journals() -> Vec<(&'static str, &'static str, oxmcp::state::Journal)> {
+pub fn journals() -> Vec<(&'static str, &'static str, oxmcp::request_state::Journal)> {
     let forms = |n: usize| {
         oxmcp::bench::journal_of((0..n).map(|i| (format!("elicit-3fa2b1c0-{i}"), form_answer(i))))
     };
@@ -108,13 +108,14 @@ pub fn journals() -> Vec<(&'static str, &'static str, oxmcp::state::Journal)> {
 }
 
 /// The codec and the arguments of the binding the state benchmarks seal for.
-pub fn state_setup() -> (oxmcp::state::StateCodec, Value) {
-    let keys = oxmcp::state::StateKeys::new(vec![
-        oxmcp::state::StateKey::new(1, &[7u8; 32]).expect("32 bytes")
-    ])
+pub fn state_setup() -> (oxmcp::request_state::RequestStateCodec, Value) {
+    let keys = oxmcp::request_state::KeyRing::new(vec![oxmcp::request_state::SealingKey::new(
+        1, &[7u8; 32],
+    )
+    .expect("32 bytes")])
     .expect("one key");
     (
-        oxmcp::state::StateCodec::new(keys),
+        oxmcp::request_state::RequestStateCodec::new(keys),
         json!({"restaurant": "Chez Rust", "party": 4}),
     )
 }

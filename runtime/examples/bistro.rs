@@ -103,7 +103,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .tool(book_table)
         .resource(specials);
     if let Ok(ring) = std::env::var("MCP_STATE_KEYS") {
-        builder = builder.state_keys(oxmcp::state::StateKeys::parse(&ring)?);
+        builder = builder.request_state_keys(oxmcp::request_state::KeyRing::parse(&ring)?);
     }
     let server = builder.build()?;
     let args: Vec<String> = std::env::args().collect();

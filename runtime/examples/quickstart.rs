@@ -52,7 +52,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         // The requestState key ring from MCP_STATE_KEYS when set (every instance the same);
         // without it a random key is made at start, and a log line says so.
-        .state_keys_from_env()
+        .request_state_keys_from_env()
         .tool(book_table)
         .build()?; // fails if a handler needs a state type that is not registered
     server.serve_stdio().await?; // or .serve_http("127.0.0.1:8080"), or .into_router() for axum

@@ -14,7 +14,7 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    match oxmcp::state::StateKey::generate_entry(id) {
+    match oxmcp::request_state::SealingKey::generate_entry(id) {
         Ok(entry) => {
             println!("{entry}");
             std::process::ExitCode::SUCCESS

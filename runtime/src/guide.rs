@@ -88,10 +88,10 @@
 //! ## `requestState`
 //!
 //! The journal is sealed with AES-256-GCM-SIV under the newest key of the server's
-//! [`crate::state::StateKeys`] (any key of the ring opens, so keys rotate without breaking flows in
+//! [`crate::request_state::KeyRing`] (any key of the ring opens, so keys rotate without breaking flows in
 //! progress) and bound to the method, the tool or prompt name or resource URI, a digest of the
 //! arguments, the principal the transport reports, and the protocol version. It expires (five
-//! minutes by default, [`crate::ServerBuilder::state_ttl`]) and is capped in size. Any failure is
+//! minutes by default, [`crate::ServerBuilder::request_state_ttl`]) and is capped in size. Any failure is
 //! answered with -32602 `invalid requestState`, the same message whatever the reason, and the
 //! reason is logged server-side. Give every instance the same key ring and a retry may land on
 //! any of them.
@@ -104,7 +104,7 @@
 //! that together overflow the cap do the same.
 //!
 //! **Single use.** A state opens once: the server records each token it opens (an
-//! [`crate::state::InMemoryReplayGuard`] by default), and the same retry sent again is refused as
+//! [`crate::request_state::InMemoryReplayGuard`] by default), and the same retry sent again is refused as
 //! `invalid requestState`. A retry refused with an error before any `step` ran (an oversized
 //! answer, a missing capability, a handler error or panic) gives its state back, so the client
 //! may send it again; one that ran a step keeps it spent. What a stateless server can promise:
@@ -112,8 +112,8 @@
 //! per call; across instances the in-memory guard does not see the others, so a replay that
 //! lands on another instance runs the rest of the call again there (its recorded steps still
 //! replay from the journal; a step of the current round may run twice). A shared
-//! [`crate::state::ReplayGuard`] (any store with an atomic insert) closes that gap;
-//! `state_codec(|c| c.reusable())` turns single use off for clients that resend lost retries.
+//! [`crate::request_state::ReplayGuard`] (any store with an atomic insert) closes that gap;
+//! `request_state_codec(|c| c.reusable())` turns single use off for clients that resend lost retries.
 //!
 //! **When the handler's code changes between rounds** (a deploy mid-flow), the state records a
 //! fingerprint of the handler's tokens; a state sealed by a different fingerprint is not an

@@ -14,7 +14,7 @@
 //! | [`http`] | serve streamable HTTP, mount the server in an axum app |
 //! | [`stdio`] | serve a client that spawned this process |
 //! | [`auth`] | verify bearer tokens (OAuth 2.1 resource server) |
-//! | [`state`] | configure the `requestState` key ring, codec and single-use guard |
+//! | [`request_state`] | configure the `requestState` key ring, codec and single-use guard |
 //! | [`tasks`] | keep tasks somewhere else than in memory (feature `tasks`) |
 //! | `redis` | share tasks and single use between instances through Redis (feature `redis`) |
 //! | [`skills`] | offer Agent Skills (the skills extension) |
@@ -33,7 +33,7 @@
 //! is not a stable API.
 //!
 //! The crate is built in layers whose imports point one way (see ARCHITECTURE.md): `wire` <-
-//! `handler` <- `state` <- `resume` <- `tasks` <- `server` <- the transports (`http`, `stdio`),
+//! `handler` <- `request_state` <- `resume` <- `tasks` <- `server` <- the transports (`http`, `stdio`),
 //! and the client on `wire` alone.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -46,9 +46,9 @@
 mod cfg;
 
 pub mod handler;
+pub mod request_state;
 mod resume;
 pub mod server;
-pub mod state;
 cfg_tasks! {
     pub mod tasks;
 }
@@ -130,13 +130,13 @@ pub mod prelude {
 }
 
 /// Internals exposed for the project's benchmarks and white-box tests (feature `bench`): the
-/// state codec's binding and sealed contents, the codec as the MRTR round uses it, the engine's
+/// request-state codec's binding and sealed contents, the codec as the MRTR round uses it, the engine's
 /// outcome. Not a stable API.
 #[cfg(feature = "bench")]
 #[cfg_attr(docsrs, doc(cfg(feature = "bench")))]
 pub mod bench {
+    pub use crate::request_state::{journal_of, Binding, Bound, BoundCodec, Sealed, TokenId};
     pub use crate::resume::engine::Outcome;
-    pub use crate::state::{journal_of, Binding, Bound, BoundCodec, Sealed, TokenId};
 }
 
 /// Support for macro-generated code; not a public API.

@@ -10,7 +10,7 @@
 //! | `mcp_sessions_open` | gauge | 2025-era HTTP sessions |
 //! | `mcp_streams_open` | gauge | `era` (`stateless`, `session`): SSE streams open |
 //! | `mcp_tasks_total` | counter | `status`: tasks created, and ended by status |
-//! | `mcp_state_refused_total` | counter | `reason`: `requestState` tokens refused |
+//! | `mcp_request_state_refused_total` | counter | `reason`: `requestState` tokens refused |
 //! | `mcp_task_store_errors_total` | counter | errors of the task store (Redis) |
 //! | `mcp_requests_while_draining_total` | counter | requests outside a 2025 session that arrived while the server drained (a load balancer still routing to it) |
 
@@ -106,7 +106,7 @@ impl Metrics {
             tasks.clone(),
         );
         registry.register(
-            "mcp_state_refused",
+            "mcp_request_state_refused",
             "requestState tokens refused, by reason",
             state_refused.clone(),
         );

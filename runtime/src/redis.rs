@@ -4,7 +4,7 @@
 //! instances. Each task is one key holding its record as JSON, expiring with the task; updates
 //! are compare-and-set (a Lua script), retried when another instance wrote first.
 
-use crate::state::{GuardFuture, SharedReplayGuard, TokenId};
+use crate::request_state::{GuardFuture, SharedReplayGuard, TokenId};
 use crate::tasks::{now_ms, StoreFuture, TaskChange, TaskRecord, TaskStore, TaskStoreError};
 use redis::aio::MultiplexedConnection;
 

@@ -10,7 +10,7 @@ use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
 use mcp_tests::support::{get, post};
 use oxmcp::auth::{AuthConfig, JwksFile, JwtVerifier};
 use oxmcp::http::{serve_listener, HttpConfig};
-use oxmcp::{state::StateKeys, Server};
+use oxmcp::{request_state::KeyRing, Server};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -45,7 +45,7 @@ async fn start(audience_of: impl FnOnce(&str) -> String) -> (String, String) {
         audience.clone(),
     );
     let server = mcp_tests::conformance::server(Server::builder())
-        .state_keys(StateKeys::parse(&format!("1:{}", "cd".repeat(32))).unwrap())
+        .request_state_keys(KeyRing::parse(&format!("1:{}", "cd".repeat(32))).unwrap())
         .build()
         .unwrap();
     let config = HttpConfig {

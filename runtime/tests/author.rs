@@ -7,8 +7,8 @@ mod common;
 use common::{meta, send};
 use oxmcp::client::Capabilities;
 use oxmcp::prelude::*;
+use oxmcp::request_state::{KeyRing, SealingKey};
 use oxmcp::schema::{ContentBlock, InputRequest};
-use oxmcp::state::{StateKey, StateKeys};
 use oxmcp::testing::Rounds;
 use serde_json::json;
 
@@ -77,7 +77,7 @@ async fn two_questions() -> Result<String, ToolError> {
 
 fn server() -> Server {
     Server::builder()
-        .state_keys(StateKeys::parse(&format!("1:{}", "ef".repeat(32))).unwrap())
+        .request_state_keys(KeyRing::parse(&format!("1:{}", "ef".repeat(32))).unwrap())
         .tool(with_anyhow)
         .tool(with_display)
         .tool(with_boxed)
@@ -197,13 +197,13 @@ fn the_capabilities_builder_writes_what_the_protocol_expects() {
 
 #[test]
 fn a_generated_key_entry_is_a_ring_of_its_own_and_rotates_in() {
-    let first = StateKey::generate_entry(1).unwrap();
-    let second = StateKey::generate_entry(2).unwrap();
+    let first = SealingKey::generate_entry(1).unwrap();
+    let second = SealingKey::generate_entry(2).unwrap();
     assert_ne!(first[2..], second[2..], "fresh randomness each time");
     assert_eq!(first.len(), 2 + 64);
     assert!(first.starts_with("1:") && second.starts_with("2:"));
     assert!(first[2..].bytes().all(|b| b.is_ascii_hexdigit()));
-    StateKeys::parse(&format!("{first},{second}")).expect("the entries form a ring");
+    KeyRing::parse(&format!("{first},{second}")).expect("the entries form a ring");
 }
 
 #[tokio::test]

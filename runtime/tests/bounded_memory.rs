@@ -7,7 +7,7 @@
 //! nothing else moves the process's memory meanwhile.
 
 use oxmcp::http::{serve_listener, HttpConfig};
-use oxmcp::{state::StateKeys, Server};
+use oxmcp::{request_state::KeyRing, Server};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -51,7 +51,7 @@ async fn large_bodies_leave_memory_bounded_and_other_clients_fast() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let server = mcp_tests::conformance::server(Server::builder())
-        .state_keys(StateKeys::parse(&format!("1:{}", "ab".repeat(32))).unwrap())
+        .request_state_keys(KeyRing::parse(&format!("1:{}", "ab".repeat(32))).unwrap())
         .build()
         .unwrap();
     tokio::spawn(serve_listener(
@@ -198,7 +198,7 @@ async fn large_bodies_leave_memory_bounded_and_other_clients_fast() {
     let before = rss_kib();
     let indexed = Server::builder()
         .skills_dir(skills.path())
-        .state_keys(StateKeys::parse(&format!("1:{}", "ab".repeat(32))).unwrap())
+        .request_state_keys(KeyRing::parse(&format!("1:{}", "ab".repeat(32))).unwrap())
         .build();
     let grown_mib = rss_kib().saturating_sub(before) / 1024;
     assert!(

@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use oxmcp::prelude::*;
-use oxmcp::state::{StateKey, StateKeys};
+use oxmcp::request_state::{KeyRing, SealingKey};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -176,7 +176,7 @@ fn server() -> Server {
         .tool(charge)
         .prompt(welcome)
         .resource(doc)
-        .state_keys(StateKeys::new(vec![StateKey::new(7, &[3u8; 32]).unwrap()]).unwrap())
+        .request_state_keys(KeyRing::new(vec![SealingKey::new(7, &[3u8; 32]).unwrap()]).unwrap())
         .build()
         .unwrap()
 }
@@ -709,15 +709,15 @@ mod v2 {
 
 #[tokio::test]
 async fn changed_handler_code_starts_the_call_over() {
-    let keys = || StateKeys::new(vec![StateKey::new(1, &[5u8; 32]).unwrap()]).unwrap();
+    let keys = || KeyRing::new(vec![SealingKey::new(1, &[5u8; 32]).unwrap()]).unwrap();
     let old = Server::builder()
         .tool(v1::flow)
-        .state_keys(keys())
+        .request_state_keys(keys())
         .build()
         .unwrap();
     let new = Server::builder()
         .tool(v2::flow)
-        .state_keys(keys())
+        .request_state_keys(keys())
         .build()
         .unwrap();
     let r = send(&old, 1, "tools/call", call("flow", json!({}), all_caps())).await;
@@ -776,9 +776,9 @@ mod w2 {
 /// the new version asks for it again. The same version replays it (the control).
 #[tokio::test]
 async fn a_journal_recorded_by_other_handler_code_is_not_replayed() {
-    let keys = || StateKeys::new(vec![StateKey::new(1, &[6u8; 32]).unwrap()]).unwrap();
+    let keys = || KeyRing::new(vec![SealingKey::new(1, &[6u8; 32]).unwrap()]).unwrap();
     let build = |v2: bool| {
-        let b = Server::builder().state_keys(keys());
+        let b = Server::builder().request_state_keys(keys());
         let b = if v2 {
             b.tool(w2::chain)
         } else {

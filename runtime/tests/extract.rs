@@ -7,7 +7,7 @@ mod common;
 use common::{all_caps, call, first_key, meta, send};
 use oxmcp::prelude::*;
 use oxmcp::schema::ContentBlock;
-use oxmcp::{state::StateKeys, BuildError};
+use oxmcp::{request_state::KeyRing, BuildError};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -67,8 +67,8 @@ async fn visit_count(kind: String, visits: State<Visits>) -> String {
     format!("{kind}: {}", visits.count.load(Ordering::SeqCst))
 }
 
-fn keys() -> StateKeys {
-    StateKeys::parse(&format!("1:{}", "ab".repeat(32))).unwrap()
+fn keys() -> KeyRing {
+    KeyRing::parse(&format!("1:{}", "ab".repeat(32))).unwrap()
 }
 
 fn server() -> Server {
@@ -77,7 +77,7 @@ fn server() -> Server {
             greeting: "Hello".into(),
         })
         .state(Visits::default())
-        .state_keys(keys())
+        .request_state_keys(keys())
         .tool(whoami)
         .tool(confirm_as)
         .prompt(greet_prompt)
@@ -172,7 +172,7 @@ async fn a_handler_that_needs_a_caller_fails_without_one() {
 fn a_missing_state_is_an_error_when_the_server_is_built() {
     let built = Server::builder()
         .state(Visits::default())
-        .state_keys(keys())
+        .request_state_keys(keys())
         .tool(whoami)
         .build();
     match built {

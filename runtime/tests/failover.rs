@@ -56,26 +56,30 @@ async fn greet_twice(instance: State<Label>) -> Result<String, ToolError> {
 
 /// Single use of a `requestState` across the instances (what Redis does in a deployment).
 #[derive(Default)]
-struct Used(Mutex<std::collections::HashSet<oxmcp::state::TokenId>>);
+struct Used(Mutex<std::collections::HashSet<oxmcp::request_state::TokenId>>);
 
-impl oxmcp::state::SharedReplayGuard for Used {
-    fn first_use(&self, token_id: oxmcp::state::TokenId, _: u64) -> oxmcp::state::GuardFuture<'_> {
+impl oxmcp::request_state::SharedReplayGuard for Used {
+    fn first_use(
+        &self,
+        token_id: oxmcp::request_state::TokenId,
+        _: u64,
+    ) -> oxmcp::request_state::GuardFuture<'_> {
         let first = self.0.lock().unwrap().insert(token_id);
         Box::pin(async move { Ok(first) })
     }
-    fn release(&self, token_id: oxmcp::state::TokenId) {
+    fn release(&self, token_id: oxmcp::request_state::TokenId) {
         self.0.lock().unwrap().remove(&token_id);
     }
 }
 
 /// One instance: its address. Every instance shares one key ring and one single-use record.
 async fn instance(label: &'static str, used: Arc<Used>) -> String {
-    let ring = oxmcp::state::StateKeys::parse(&format!("1:{}", "5a".repeat(32))).unwrap();
+    let ring = oxmcp::request_state::KeyRing::parse(&format!("1:{}", "5a".repeat(32))).unwrap();
     let server = Arc::new(
         Server::builder()
             .state(Label(label))
-            .state_keys(ring)
-            .state_codec(move |codec| codec.shared_single_use(used))
+            .request_state_keys(ring)
+            .request_state_codec(move |codec| codec.shared_single_use(used))
             .tool(greet)
             .tool(greet_twice)
             .tool(report)

@@ -11,7 +11,7 @@ use oxmcp::bench::Binding;
 use oxmcp::stdio::{serve_io_with, StdioConfig};
 use oxmcp::{
     client::Client,
-    state::{StateCodec, StateKey, StateKeys},
+    request_state::{KeyRing, RequestStateCodec, SealingKey},
     Server,
 };
 use proptest::prelude::*;
@@ -42,9 +42,9 @@ fn server() -> Arc<Server> {
     static SERVER: OnceLock<Arc<Server>> = OnceLock::new();
     SERVER
         .get_or_init(|| {
-            let keys = StateKeys::new(vec![StateKey::new(1, &[3u8; 32]).unwrap()]).unwrap();
+            let keys = KeyRing::new(vec![SealingKey::new(1, &[3u8; 32]).unwrap()]).unwrap();
             Arc::new(
-                mcp_tests::conformance::server(Server::builder().state_keys(keys))
+                mcp_tests::conformance::server(Server::builder().request_state_keys(keys))
                     .build()
                     .unwrap(),
             )
@@ -275,8 +275,8 @@ proptest! {
 
     #[test]
     fn no_request_state_text_opens_or_panics(token in ".{0,400}", raw in proptest::collection::vec(any::<u8>(), 0..300)) {
-        let codec = StateCodec::new(
-            StateKeys::new(vec![StateKey::new(1, &[3u8; 32]).unwrap()]).unwrap(),
+        let codec = RequestStateCodec::new(
+            KeyRing::new(vec![SealingKey::new(1, &[3u8; 32]).unwrap()]).unwrap(),
         );
         let args = json!({"x": 1});
         let binding = Binding {

@@ -1,6 +1,6 @@
-//! The runtime's modules import one way: `wire` <- `handler` <- `state` <- `resume` <- `tasks`
+//! The runtime's modules import one way: `wire` <- `handler` <- `request_state` <- `resume` <- `tasks`
 //! (and `skills`, on `wire` alone) <- `server` <- the transports (`transport`'s shared limits, `auth`, `http`, `stdio`) and
-//! `testing` (which also drives the client in process); `redis` sits on `state` and `tasks`, and
+//! `testing` (which also drives the client in process); `redis` sits on `request_state` and `tasks`, and
 //! the client uses `wire` alone. This reads the crate's sources and fails on an import that
 //! points up a layer, or on any cycle between modules.
 
@@ -12,18 +12,31 @@ fn allowed(top: &str) -> Option<&'static [&'static str]> {
     Some(match top {
         "cfg" | "wire" => &[],
         "handler" => &["wire"],
-        "state" => &["wire"],
-        "resume" => &["wire", "handler", "state"],
-        "tasks" => &["wire", "handler", "state"],
+        "request_state" => &["wire"],
+        "resume" => &["wire", "handler", "request_state"],
+        "tasks" => &["wire", "handler", "request_state"],
         "server" => &[
-            "wire", "handler", "state", "resume", "tasks", "skills", "metrics",
+            "wire",
+            "handler",
+            "request_state",
+            "resume",
+            "tasks",
+            "skills",
+            "metrics",
         ],
-        "transport" => &["wire", "handler", "state", "resume", "tasks", "server"],
+        "transport" => &[
+            "wire",
+            "handler",
+            "request_state",
+            "resume",
+            "tasks",
+            "server",
+        ],
         "auth" => &["wire", "handler"],
         "http" => &[
             "wire",
             "handler",
-            "state",
+            "request_state",
             "resume",
             "tasks",
             "server",
@@ -34,15 +47,21 @@ fn allowed(top: &str) -> Option<&'static [&'static str]> {
         "stdio" => &[
             "wire",
             "handler",
-            "state",
+            "request_state",
             "resume",
             "tasks",
             "server",
             "transport",
         ],
-        "redis" => &["wire", "state", "tasks"],
+        "redis" => &["wire", "request_state", "tasks"],
         "testing" => &[
-            "wire", "handler", "state", "resume", "tasks", "server", "client",
+            "wire",
+            "handler",
+            "request_state",
+            "resume",
+            "tasks",
+            "server",
+            "client",
         ],
         "client" => &["wire", "skills"],
         "logging" | "metrics" => &[],

@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use oxmcp::prelude::*;
-use oxmcp::state::{StateKey, StateKeys};
+use oxmcp::request_state::{KeyRing, SealingKey};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -56,7 +56,7 @@ fn server() -> Server {
         .name("test")
         .version("1.0.0")
         .tool(book_table)
-        .state_keys(StateKeys::new(vec![StateKey::new(1, &[42u8; 32]).unwrap()]).unwrap())
+        .request_state_keys(KeyRing::new(vec![SealingKey::new(1, &[42u8; 32]).unwrap()]).unwrap())
         .build()
         .unwrap()
 }

@@ -5,7 +5,7 @@ mod common;
 
 use common::{call, send};
 use oxmcp::prelude::*;
-use oxmcp::state::StateKeys;
+use oxmcp::request_state::KeyRing;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -32,7 +32,7 @@ async fn fine() -> String {
 
 fn server() -> Server {
     Server::builder()
-        .state_keys(StateKeys::parse(&format!("1:{}", "12".repeat(32))).unwrap())
+        .request_state_keys(KeyRing::parse(&format!("1:{}", "12".repeat(32))).unwrap())
         .tool(boom)
         .tool(boom_after_progress)
         .tool(fine)

@@ -7,7 +7,7 @@ use http_body_util::{BodyExt, Full};
 use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
 use oxmcp::auth::{AuthConfig, JwksFile, JwtVerifier};
 use oxmcp::http::{serve_listener, HttpConfig};
-use oxmcp::{state::StateKeys, Limits, Server};
+use oxmcp::{request_state::KeyRing, Limits, Server};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -65,7 +65,7 @@ async fn start_with_catalog(
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let verifier = JwtVerifier::new(JwksFile(keys_dir().join("jwks.json")), ISSUER, url.clone());
     let server = build(mcp_tests::conformance::server(Server::builder()))
-        .state_keys(StateKeys::parse(&format!("1:{}", "ab".repeat(32))).unwrap())
+        .request_state_keys(KeyRing::parse(&format!("1:{}", "ab".repeat(32))).unwrap())
         .build()
         .unwrap();
     let catalog = server.catalog();

@@ -6,8 +6,8 @@ mod common;
 use common::*;
 use oxmcp::bench::Binding;
 use oxmcp::prelude::*;
-use oxmcp::state::{StateCodec, StateKey, StateKeys};
-use oxmcp::{state::StateError, Principal};
+use oxmcp::request_state::{KeyRing, RequestStateCodec, SealingKey};
+use oxmcp::{request_state::RequestStateError, Principal};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -34,15 +34,15 @@ async fn other_tool(greeting: String) -> Result<String, ToolError> {
     }
 }
 
-fn ring(id: u8, byte: u8) -> StateKeys {
-    StateKeys::new(vec![StateKey::new(id, &[byte; 32]).unwrap()]).unwrap()
+fn ring(id: u8, byte: u8) -> KeyRing {
+    KeyRing::new(vec![SealingKey::new(id, &[byte; 32]).unwrap()]).unwrap()
 }
 
-fn server(keys: StateKeys) -> Server {
+fn server(keys: KeyRing) -> Server {
     Server::builder()
         .tool(ask_name)
         .tool(other_tool)
-        .state_keys(keys)
+        .request_state_keys(keys)
         .build()
         .unwrap()
 }
@@ -206,8 +206,8 @@ async fn arguments_key_order_does_not_matter() {
     assert_eq!(ok["result"]["content"][0]["text"], "Hi, Eve", "{ok}");
 }
 
-fn codec() -> StateCodec {
-    StateCodec::new(ring(4, 4))
+fn codec() -> RequestStateCodec {
+    RequestStateCodec::new(ring(4, 4))
 }
 
 fn binding(args: &Value) -> Binding<'_> {
@@ -237,7 +237,7 @@ fn expiry_is_enforced() {
     assert!(c.open_at(&t, &binding(&args), 1_059).is_ok());
     assert_eq!(
         c.open_at(&t, &binding(&args), 1_061).err(),
-        Some(StateError::Expired)
+        Some(RequestStateError::Expired)
     );
 }
 

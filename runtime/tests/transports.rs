@@ -5,7 +5,7 @@
 use mcp_tests::support::{answering_client, text, RING_OLD};
 use oxmcp::client::{Client, ClientError};
 use oxmcp::http::{serve_listener, HttpConfig};
-use oxmcp::{state::StateKeys, Server};
+use oxmcp::{request_state::KeyRing, Server};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,7 +13,7 @@ use std::time::Duration;
 /// Start the fixture server in-process on an ephemeral loopback port.
 async fn start_http() -> (String, tokio::sync::oneshot::Sender<()>) {
     let server = mcp_tests::conformance::server(Server::builder())
-        .state_keys(StateKeys::parse(RING_OLD).unwrap())
+        .request_state_keys(KeyRing::parse(RING_OLD).unwrap())
         .build()
         .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

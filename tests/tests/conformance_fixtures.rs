@@ -2,14 +2,14 @@
 //! handlers of `mcp_tests::conformance` (the HTTP run of the real suite is the server's job).
 
 use oxmcp::{
-    state::{StateKey, StateKeys},
+    request_state::{KeyRing, SealingKey},
     Server,
 };
 use serde_json::{json, Value};
 
 fn server() -> Server {
     mcp_tests::conformance::mrtr_fixtures(Server::builder())
-        .state_keys(StateKeys::new(vec![StateKey::new(1, &[1u8; 32]).unwrap()]).unwrap())
+        .request_state_keys(KeyRing::new(vec![SealingKey::new(1, &[1u8; 32]).unwrap()]).unwrap())
         .build()
         .unwrap()
 }

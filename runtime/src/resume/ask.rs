@@ -3,7 +3,7 @@
 
 use super::engine::{with_call, Suspend};
 use crate::handler::{AskError, ElicitForm};
-use crate::state::Recorded;
+use crate::request_state::Recorded;
 use indexmap::IndexMap;
 use oxmcp_schema::{
     ClientCapabilities, ClientCapabilitiesElicitation, ClientCapabilitiesRoots,

@@ -5,7 +5,7 @@
 
 use super::events::{Change, Notifier};
 use crate::handler::Principal;
-use crate::state::Journal;
+use crate::request_state::Journal;
 use indexmap::IndexMap;
 use oxmcp_schema::{ClientCapabilities, InputRequest, InputResponses, RequestMetaObject};
 use sha2::{Digest, Sha256};

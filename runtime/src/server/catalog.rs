@@ -9,8 +9,8 @@
 use super::Server;
 use crate::handler::extract::StateMap;
 use crate::handler::{Need, Principal, PromptHandler, ResourceHandler, ToolHandler};
+use crate::request_state::FingerprintDigest;
 use crate::resume::events::{Change, ListKind};
-use crate::state::FingerprintDigest;
 use crate::wire::param::header_params;
 use arc_swap::ArcSwap;
 use indexmap::IndexMap;

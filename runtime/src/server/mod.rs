@@ -18,8 +18,8 @@ pub(crate) mod tasks;
 
 use crate::handler::extract::StateMap;
 use crate::handler::{Need, PromptHandler, ResourceHandler, ToolHandler};
+use crate::request_state::{KeyRing, KeyRingError, RequestStateCodec};
 use crate::resume::events::{Change, ListKind};
-use crate::state::{StateCodec, StateKeyError, StateKeys};
 use oxmcp_schema::Implementation;
 use std::fmt;
 use std::sync::Arc;
@@ -47,7 +47,7 @@ pub struct Server {
     instructions: Option<String>,
     /// What the server offers (tools, prompts, resources, skills), changeable while it serves.
     catalog: Arc<catalog::Shared>,
-    codec: StateCodec,
+    codec: RequestStateCodec,
     list_ttl_ms: i64,
     page_size: usize,
     completion: Option<CompletionFn>,
@@ -86,10 +86,10 @@ pub struct ServerBuilder {
     tools: Vec<Arc<dyn ToolHandler>>,
     prompts: Vec<Arc<dyn PromptHandler>>,
     resources: Vec<Arc<dyn ResourceHandler>>,
-    keys: Option<StateKeys>,
+    keys: Option<KeyRing>,
     keys_from_env: bool,
-    state_ttl: Duration,
-    codec_hook: Option<Box<dyn FnOnce(StateCodec) -> StateCodec>>,
+    request_state_ttl: Duration,
+    codec_hook: Option<Box<dyn FnOnce(RequestStateCodec) -> RequestStateCodec>>,
     completion: Option<CompletionFn>,
     page_size: usize,
     states: StateMap,
@@ -136,7 +136,7 @@ impl Default for TaskSettings {
 pub enum BuildError {
     /// The `requestState` key ring from the environment is malformed, or no random key could
     /// be made.
-    Keys(StateKeyError),
+    Keys(KeyRingError),
     /// A handler takes `State<T>` for a type no `ServerBuilder::state` registered.
     MissingState {
         /// The tool, prompt or resource.
@@ -160,8 +160,8 @@ impl fmt::Display for BuildError {
 
 impl std::error::Error for BuildError {}
 
-impl From<StateKeyError> for BuildError {
-    fn from(e: StateKeyError) -> Self {
+impl From<KeyRingError> for BuildError {
+    fn from(e: KeyRingError) -> Self {
         BuildError::Keys(e)
     }
 }
@@ -178,7 +178,7 @@ impl Server {
             resources: Vec::new(),
             keys: None,
             keys_from_env: false,
-            state_ttl: StateCodec::DEFAULT_TTL,
+            request_state_ttl: RequestStateCodec::DEFAULT_TTL,
             codec_hook: None,
             completion: None,
             page_size: 100,
@@ -346,23 +346,29 @@ impl ServerBuilder {
 
     /// The key ring that seals `requestState`. Give every instance the same ring so a retry can
     /// land on any of them. Without it, a random key is made at start (and logged).
-    pub fn state_keys(mut self, keys: StateKeys) -> Self {
+    pub fn request_state_keys(mut self, keys: KeyRing) -> Self {
         self.keys = Some(keys);
         self
     }
 
-    /// Take the key ring from `MCP_STATE_KEYS` when it is set (see [`StateKeys::from_env`]);
+    /// Take the key ring from `MCP_STATE_KEYS` when it is set (see [`KeyRing::from_env`]);
     /// when it is not, a random key is made at start (and logged), as without keys. A
     /// malformed value makes [`ServerBuilder::build`] fail. Keys given with
-    /// [`ServerBuilder::state_keys`] take precedence.
-    pub fn state_keys_from_env(mut self) -> Self {
+    /// [`ServerBuilder::request_state_keys`] take precedence.
+    pub fn request_state_keys_from_env(mut self) -> Self {
         self.keys_from_env = true;
         self
     }
 
+    /// The earlier name of [`ServerBuilder::request_state_keys_from_env`].
+    #[deprecated(since = "0.1.0", note = "renamed `request_state_keys_from_env`")]
+    pub fn state_keys_from_env(self) -> Self {
+        self.request_state_keys_from_env()
+    }
+
     /// How long a `requestState` stays valid (default five minutes).
-    pub fn state_ttl(mut self, ttl: Duration) -> Self {
-        self.state_ttl = ttl;
+    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.request_state_ttl = ttl;
         self
     }
 
@@ -382,13 +388,16 @@ impl ServerBuilder {
     }
 
     /// Further codec settings (size cap, single use).
-    pub fn state_codec(mut self, f: impl FnOnce(StateCodec) -> StateCodec + 'static) -> Self {
+    pub fn request_state_codec(
+        mut self,
+        f: impl FnOnce(RequestStateCodec) -> RequestStateCodec + 'static,
+    ) -> Self {
         self.codec_hook = Some(Box::new(f));
         self
     }
 
     /// Build the server. Fails when a handler needs a state type that is not registered, or
-    /// when no random state key can be made.
+    /// when no random request-state key can be made.
     pub fn build(self) -> Result<Server, BuildError> {
         let mut registry = catalog::Registry::default();
         for handler in self.tools {
@@ -410,20 +419,20 @@ impl ServerBuilder {
         }
         Self::check_needs(&self.states, &registry)?;
         let from_env = match (&self.keys, self.keys_from_env) {
-            (None, true) => StateKeys::from_env()?,
+            (None, true) => KeyRing::from_env()?,
             _ => None,
         };
         let keys = match self.keys.or(from_env) {
             Some(k) => k,
             None => {
-                tracing::warn!("no state keys configured: using a random key; MRTR flows will not survive a restart or move between instances");
-                StateKeys::random()?
+                tracing::warn!("no request-state keys configured: using a random key; MRTR flows will not survive a restart or move between instances");
+                KeyRing::random()?
             }
         };
         // Single use by default, on this instance (a shared store extends it across instances).
-        let mut codec = StateCodec::new(keys)
-            .ttl(self.state_ttl)
-            .single_use(crate::state::InMemoryReplayGuard::default());
+        let mut codec = RequestStateCodec::new(keys)
+            .ttl(self.request_state_ttl)
+            .single_use(crate::request_state::InMemoryReplayGuard::default());
         if let Some(hook) = self.codec_hook {
             codec = hook(codec);
         }

@@ -2,16 +2,18 @@
 //! call (`tools/call`, `prompts/get`, `resources/read`) opens the `requestState` its retry
 //! carries (bound to the request), runs, and replies or seals the journal into the next state
 //! beside the input requests; a legacy session's call runs with its asks answered in place; a
-//! task's run replays from the journal its store keeps ([`execute`]). The state codec's open,
+//! task's run replays from the journal its store keeps ([`execute`]). The request-state codec's open,
 //! claim and seal are called from here only.
 
 use super::Server;
 use crate::handler::extract::StateMap;
 use crate::handler::{CallParts, CancelSlot, Principal};
+use crate::request_state::{
+    unix_now, Binding, BindingDigest, FingerprintDigest, Recorded, RequestStateError,
+};
 use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo, TaskGate};
 use crate::resume::events::Notifier;
 use crate::resume::live::Live;
-use crate::state::{unix_now, Binding, BindingDigest, FingerprintDigest, Recorded, StateError};
 use crate::wire::{BoxFuture, Reply};
 use indexmap::IndexMap;
 use oxmcp_schema::{
@@ -168,7 +170,7 @@ pub(super) enum Finished<T> {
     Done(T),
     Suspended(Box<InputRequiredResult>),
     /// The handler reached `start_task()`: the call goes on as a task, from this journal.
-    Detached(#[cfg_attr(not(feature = "tasks"), allow(dead_code))] crate::state::Journal),
+    Detached(#[cfg_attr(not(feature = "tasks"), allow(dead_code))] crate::request_state::Journal),
 }
 
 /// The reply to request `id` for a finished round.
@@ -268,7 +270,7 @@ impl Server {
                     }
                     kept
                 }
-                Err(StateError::GuardUnavailable(why)) => {
+                Err(RequestStateError::GuardUnavailable(why)) => {
                     self.count_refused("guard_unavailable");
                     tracing::error!(method, target, reason = %why, "single-use check unavailable");
                     return Err(Error::internal(
@@ -277,10 +279,10 @@ impl Server {
                 }
                 Err(e) => {
                     self.count_refused(match &e {
-                        StateError::Expired => "expired",
-                        StateError::Replayed => "replayed",
-                        StateError::UnknownKey(_) => "unknown_key",
-                        StateError::Authentication => "authentication",
+                        RequestStateError::Expired => "expired",
+                        RequestStateError::Replayed => "replayed",
+                        RequestStateError::UnknownKey(_) => "unknown_key",
+                        RequestStateError::Authentication => "authentication",
                         _ => "malformed",
                     });
                     tracing::warn!(method, target, reason = %e, "rejected requestState");
@@ -327,7 +329,7 @@ impl Server {
         let (outcome, call) = execute(&self.states, method, mode, state_, start).await;
         // A retry refused with an error before any step ran had no effect: its state may be
         // sent again (with other answers, or after the server's fault is fixed).
-        let release = |codec: &crate::state::StateCodec| {
+        let release = |codec: &crate::request_state::RequestStateCodec| {
             if let Some(id) = claim {
                 if !call.lock().stepped {
                     codec.release_token(id);
@@ -377,10 +379,10 @@ impl Server {
                         .seal_bound(&bound, &fingerprint, &journal, now.unwrap_or_else(unix_now))
                         .map_err(|e| match e {
                             // The answers on this request are what grew it past the cap.
-                            StateError::Oversize(n) if answered => Error::invalid_params(format!(
+                            RequestStateError::Oversize(n) if answered => Error::invalid_params(format!(
                                 "the answers on this request would make a requestState of {n} bytes, over the size cap"
                             )),
-                            StateError::Oversize(n) => Error::internal(format!(
+                            RequestStateError::Oversize(n) => Error::internal(format!(
                                 "the call's requestState would be {n} bytes, over the size cap"
                             )),
                             other => Error::internal(other.to_string()),

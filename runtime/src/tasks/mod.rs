@@ -7,7 +7,7 @@
 //! the client declares the extension.
 
 use crate::handler::Principal;
-use crate::state::Journal;
+use crate::request_state::Journal;
 use indexmap::IndexMap;
 use oxmcp_schema::{InputRequest, InputResponses, RequestMetaObject};
 #[cfg(feature = "derive")]

@@ -26,7 +26,7 @@
 //! makes one thread more than there are cores whenever the clients are busy, and a request then
 //! waits a scheduler slice (about 3 ms) in a preempted worker; see BENCHMARKS.md, "The tail".
 
-use oxmcp::{state::StateKeys, Server};
+use oxmcp::{request_state::KeyRing, Server};
 use std::sync::Arc;
 
 fn main() -> std::process::ExitCode {
@@ -94,7 +94,7 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
         drain_secs,
         max_sessions,
         env_metrics,
-        state_ttl,
+        request_state_ttl,
         task_ttl,
     ) = match env {
         Ok(values) => values,
@@ -184,8 +184,8 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
     }
     // MCP_STATE_KEYS="1:<64 hex>,2:<64 hex>" shares a key ring between instances.
     let keys = match std::env::var("MCP_STATE_KEYS") {
-        Ok(text) => StateKeys::parse(&text),
-        Err(_) => StateKeys::random(),
+        Ok(text) => KeyRing::parse(&text),
+        Err(_) => KeyRing::random(),
     };
     let keys = match keys {
         Ok(k) => k,
@@ -195,10 +195,10 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
         }
     };
     let mut builder = mcp_tests::conformance::server(Server::builder())
-        .state_keys(keys)
+        .request_state_keys(keys)
         .task_lease(task_lease);
-    if let Some(secs) = state_ttl {
-        builder = builder.state_ttl(std::time::Duration::from_secs(secs));
+    if let Some(secs) = request_state_ttl {
+        builder = builder.request_state_ttl(std::time::Duration::from_secs(secs));
     }
     if let Some(secs) = task_ttl {
         builder = builder.task_ttl(std::time::Duration::from_secs(secs));
@@ -223,7 +223,7 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
         };
         builder = builder
             .task_store(Arc::new(store))
-            .state_codec(move |codec| codec.shared_single_use(Arc::new(guard)));
+            .request_state_codec(move |codec| codec.shared_single_use(Arc::new(guard)));
     }
     let server = match builder.build() {
         Ok(s) => Arc::new(s),

@@ -129,17 +129,17 @@ pub type TokenId = [u8; TAG_LEN];
 
 /// One state-sealing key: at least 32 bytes of secret, never printed; the cipher's expanded key
 /// is zeroized on drop.
-pub struct StateKey {
+pub struct SealingKey {
     id: u8,
     cipher: Aes256GcmSiv,
 }
 
-impl StateKey {
+impl SealingKey {
     /// A key with id `id` from `secret` (at least 32 bytes; longer secrets are hashed down).
-    pub fn new(id: u8, secret: &[u8]) -> Result<Self, StateKeyError> {
+    pub fn new(id: u8, secret: &[u8]) -> Result<Self, KeyRingError> {
         if secret.len() < 32 {
-            return Err(StateKeyError(format!(
-                "state key {id}: {} bytes, need at least 32",
+            return Err(KeyRingError(format!(
+                "request-state key {id}: {} bytes, need at least 32",
                 secret.len()
             )));
         }
@@ -150,23 +150,23 @@ impl StateKey {
             key.copy_from_slice(&Sha256::digest(secret));
         }
         let cipher = Aes256GcmSiv::new((&*key).into());
-        Ok(StateKey { id, cipher })
+        Ok(SealingKey { id, cipher })
     }
 
     /// A fresh random key with id `id`.
-    pub fn random(id: u8) -> Result<Self, StateKeyError> {
+    pub fn random(id: u8) -> Result<Self, KeyRingError> {
         let mut secret = Zeroizing::new([0u8; 32]);
         getrandom::getrandom(secret.as_mut())
-            .map_err(|e| StateKeyError(format!("no randomness for a state key: {e}")))?;
+            .map_err(|e| KeyRingError(format!("no randomness for a request-state key: {e}")))?;
         Self::new(id, secret.as_ref())
     }
 
     /// A fresh random key as an `MCP_STATE_KEYS` entry, `id:<64 hex digits>`, for
-    /// [`StateKeys::parse`]. Print one with `cargo run -p oxmcp --example state-key -- ID`.
-    pub fn generate_entry(id: u8) -> Result<String, StateKeyError> {
+    /// [`KeyRing::parse`]. Print one with `cargo run -p oxmcp --example state-key -- ID`.
+    pub fn generate_entry(id: u8) -> Result<String, KeyRingError> {
         let mut secret = Zeroizing::new([0u8; 32]);
         getrandom::getrandom(secret.as_mut())
-            .map_err(|e| StateKeyError(format!("no randomness for a state key: {e}")))?;
+            .map_err(|e| KeyRingError(format!("no randomness for a request-state key: {e}")))?;
         let mut entry = format!("{id}:");
         crate::wire::push_hex(&mut entry, secret.as_ref());
         Ok(entry)
@@ -178,9 +178,9 @@ impl StateKey {
     }
 }
 
-impl fmt::Debug for StateKey {
+impl fmt::Debug for SealingKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StateKey")
+        f.debug_struct("SealingKey")
             .field("id", &self.id)
             .field("key", &"<redacted>")
             .finish()
@@ -189,18 +189,18 @@ impl fmt::Debug for StateKey {
 
 /// A bad key configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StateKeyError(pub String);
+pub struct KeyRingError(pub String);
 
-impl fmt::Display for StateKeyError {
+impl fmt::Display for KeyRingError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
 }
 
-impl std::error::Error for StateKeyError {}
+impl std::error::Error for KeyRingError {}
 
-/// The environment variable [`StateKeys::from_env`] reads: `id:hex` pairs, oldest first.
-pub const STATE_KEYS_ENV: &str = "MCP_STATE_KEYS";
+/// The environment variable [`KeyRing::from_env`] reads: `id:hex` pairs, oldest first.
+pub const KEY_RING_ENV: &str = "MCP_STATE_KEYS";
 
 /// The key ring: tokens are sealed with the newest key and opened with whichever key their id
 /// names, so keys can rotate without breaking flows in progress.
@@ -211,35 +211,41 @@ pub const STATE_KEYS_ENV: &str = "MCP_STATE_KEYS";
 /// sealing key (`1:...,2:...`); and once the state lifetime has passed, drop the old one
 /// (`2:...`).
 #[derive(Debug)]
-pub struct StateKeys {
+pub struct KeyRing {
     /// Oldest first; the last one seals.
-    keys: Vec<StateKey>,
+    keys: Vec<SealingKey>,
     /// Keys that open tokens but seal none yet (a rotation's first step).
-    staged: Vec<StateKey>,
+    staged: Vec<SealingKey>,
 }
 
-impl StateKeys {
+impl KeyRing {
     /// A ring from keys, oldest first. Key ids must be unique.
-    pub fn new(keys: Vec<StateKey>) -> Result<Self, StateKeyError> {
+    pub fn new(keys: Vec<SealingKey>) -> Result<Self, KeyRingError> {
         if keys.is_empty() {
-            return Err(StateKeyError("the state key ring is empty".into()));
+            return Err(KeyRingError("the request-state key ring is empty".into()));
         }
         for (i, k) in keys.iter().enumerate() {
             if keys[..i].iter().any(|o| o.id == k.id) {
-                return Err(StateKeyError(format!("duplicate state key id {}", k.id)));
+                return Err(KeyRingError(format!(
+                    "duplicate request-state key id {}",
+                    k.id
+                )));
             }
         }
-        Ok(StateKeys {
+        Ok(KeyRing {
             keys,
             staged: Vec::new(),
         })
     }
 
     /// The ring with `key` staged: tokens sealed with it open, but it seals none (the first
-    /// step of a rotation; see [`StateKeys`]).
-    pub fn stage(mut self, key: StateKey) -> Result<Self, StateKeyError> {
+    /// step of a rotation; see [`KeyRing`]).
+    pub fn stage(mut self, key: SealingKey) -> Result<Self, KeyRingError> {
         if self.by_id(key.id).is_some() {
-            return Err(StateKeyError(format!("duplicate state key id {}", key.id)));
+            return Err(KeyRingError(format!(
+                "duplicate request-state key id {}",
+                key.id
+            )));
         }
         self.staged.push(key);
         Ok(self)
@@ -247,15 +253,15 @@ impl StateKeys {
 
     /// A ring with one random key (for a server started without configured keys: flows then
     /// survive only as long as this process, and only on this instance).
-    pub fn random() -> Result<Self, StateKeyError> {
-        Self::new(vec![StateKey::random(0)?])
+    pub fn random() -> Result<Self, KeyRingError> {
+        Self::new(vec![SealingKey::random(0)?])
     }
 
     /// A ring from text such as `1:9f86d0...,2:60303a...`: comma-separated `id:hex` pairs,
     /// oldest first, each secret at least 32 bytes (64 hex digits); a pair written `+id:hex` is
     /// staged (it opens tokens, seals none). The usual way to hand every instance the same ring
     /// (e.g. through an environment variable).
-    pub fn parse(text: &str) -> Result<Self, StateKeyError> {
+    pub fn parse(text: &str) -> Result<Self, KeyRingError> {
         let mut keys = Vec::new();
         let mut staged = Vec::new();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -265,14 +271,14 @@ impl StateKeys {
             };
             let (id, hex) = part
                 .split_once(':')
-                .ok_or_else(|| StateKeyError("state keys are `id:hex` pairs".into()))?;
+                .ok_or_else(|| KeyRingError("request-state keys are `id:hex` pairs".into()))?;
             let id: u8 = id
                 .trim()
                 .parse()
-                .map_err(|_| StateKeyError(format!("state key id `{id}` is not 0-255")))?;
+                .map_err(|_| KeyRingError(format!("request-state key id `{id}` is not 0-255")))?;
             let hex = hex.trim();
             if hex.len() % 2 != 0 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return Err(StateKeyError(format!("state key {id} is not hex")));
+                return Err(KeyRingError(format!("request-state key {id} is not hex")));
             }
             let bytes: Zeroizing<Vec<u8>> = Zeroizing::new(
                 (0..hex.len())
@@ -280,7 +286,7 @@ impl StateKeys {
                     .filter_map(|i| u8::from_str_radix(&hex[i..i + 2], 16).ok())
                     .collect(),
             );
-            to.push(StateKey::new(id, &bytes)?);
+            to.push(SealingKey::new(id, &bytes)?);
         }
         let mut ring = Self::new(keys)?;
         for key in staged {
@@ -289,23 +295,23 @@ impl StateKeys {
         Ok(ring)
     }
 
-    /// The ring in the environment variable [`STATE_KEYS_ENV`] (`MCP_STATE_KEYS`), in the form
-    /// [`StateKeys::parse`] reads; `None` when it is unset or empty. A malformed value is an
+    /// The ring in the environment variable [`KEY_RING_ENV`] (`MCP_STATE_KEYS`), in the form
+    /// [`KeyRing::parse`] reads; `None` when it is unset or empty. A malformed value is an
     /// error naming the variable, never a silent fallback.
-    pub fn from_env() -> Result<Option<Self>, StateKeyError> {
-        match std::env::var(STATE_KEYS_ENV) {
+    pub fn from_env() -> Result<Option<Self>, KeyRingError> {
+        match std::env::var(KEY_RING_ENV) {
             Ok(text) if !text.trim().is_empty() => Self::parse(&text)
                 .map(Some)
-                .map_err(|e| StateKeyError(format!("{STATE_KEYS_ENV}: {e}"))),
+                .map_err(|e| KeyRingError(format!("{KEY_RING_ENV}: {e}"))),
             Ok(_) | Err(std::env::VarError::NotPresent) => Ok(None),
-            Err(std::env::VarError::NotUnicode(_)) => Err(StateKeyError(format!(
-                "{STATE_KEYS_ENV} is not valid UTF-8"
-            ))),
+            Err(std::env::VarError::NotUnicode(_)) => {
+                Err(KeyRingError(format!("{KEY_RING_ENV} is not valid UTF-8")))
+            }
         }
     }
 
     /// The ring with `key` added as the newest (it seals from now on).
-    pub fn rotate(mut self, key: StateKey) -> Result<Self, StateKeyError> {
+    pub fn rotate(mut self, key: SealingKey) -> Result<Self, KeyRingError> {
         self.staged.retain(|k| k.id != key.id);
         self.keys.push(key);
         let staged = std::mem::take(&mut self.staged);
@@ -316,12 +322,12 @@ impl StateKeys {
         Ok(ring)
     }
 
-    fn sealing(&self) -> &StateKey {
+    fn sealing(&self) -> &SealingKey {
         // `new` refuses an empty ring.
         &self.keys[self.keys.len() - 1]
     }
 
-    fn by_id(&self, id: u8) -> Option<&StateKey> {
+    fn by_id(&self, id: u8) -> Option<&SealingKey> {
         self.keys.iter().chain(&self.staged).find(|k| k.id == id)
     }
 }
@@ -347,7 +353,7 @@ pub struct Binding<'a> {
 pub(crate) struct BindingDigest([u8; 32]);
 
 impl Binding<'_> {
-    /// This binding's digest, for [`StateCodec::seal_bound`] and [`StateCodec::open_bound`].
+    /// This binding's digest, for [`RequestStateCodec::seal_bound`] and [`RequestStateCodec::open_bound`].
     pub(crate) fn digest(&self) -> BindingDigest {
         // The encoding is built in one buffer and hashed at once: many small `update` calls
         // cost more than the hashing itself for typical arguments.
@@ -526,7 +532,7 @@ impl Sealed {
 
 /// Why a token was refused. Logged server-side; the client only ever sees "invalid requestState".
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StateError {
+pub enum RequestStateError {
     /// Longer than the configured cap.
     Oversize(usize),
     /// Not base64url, too short, or an unknown format version.
@@ -546,19 +552,19 @@ pub enum StateError {
     GuardUnavailable(String),
 }
 
-impl fmt::Display for StateError {
+impl fmt::Display for RequestStateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            StateError::Oversize(n) => write!(f, "token of {n} bytes exceeds the size cap"),
-            StateError::Malformed(why) => write!(f, "malformed token: {why}"),
-            StateError::UnknownKey(id) => write!(f, "unknown key id {id}"),
-            StateError::Authentication => {
+            RequestStateError::Oversize(n) => write!(f, "token of {n} bytes exceeds the size cap"),
+            RequestStateError::Malformed(why) => write!(f, "malformed token: {why}"),
+            RequestStateError::UnknownKey(id) => write!(f, "unknown key id {id}"),
+            RequestStateError::Authentication => {
                 f.write_str("authentication failed (tampered, or bound to another request)")
             }
-            StateError::Payload => f.write_str("payload does not decode"),
-            StateError::Expired => f.write_str("expired"),
-            StateError::Replayed => f.write_str("already used"),
-            StateError::GuardUnavailable(why) => {
+            RequestStateError::Payload => f.write_str("payload does not decode"),
+            RequestStateError::Expired => f.write_str("expired"),
+            RequestStateError::Replayed => f.write_str("already used"),
+            RequestStateError::GuardUnavailable(why) => {
                 write!(f, "the shared single-use check is unavailable: {why}")
             }
         }
@@ -753,14 +759,15 @@ impl ReplayGuard for InMemoryReplayGuard {
 /// Unique within a process, and across processes sharing a key with overwhelming probability (the
 /// bases are 96 random bits), without a system call per token; AES-GCM-SIV makes even a repeat
 /// harmless beyond showing that two payloads were identical.
-fn next_nonce() -> Result<[u8; NONCE_LEN], StateError> {
+fn next_nonce() -> Result<[u8; NONCE_LEN], RequestStateError> {
     static BASE: OnceLock<[u8; NONCE_LEN]> = OnceLock::new();
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let base = match BASE.get() {
         Some(base) => base,
         None => {
             let mut fresh = [0u8; NONCE_LEN];
-            getrandom::getrandom(&mut fresh).map_err(|_| StateError::Malformed("no randomness"))?;
+            getrandom::getrandom(&mut fresh)
+                .map_err(|_| RequestStateError::Malformed("no randomness"))?;
             BASE.get_or_init(|| fresh)
         }
     };
@@ -776,17 +783,17 @@ fn next_nonce() -> Result<[u8; NONCE_LEN], StateError> {
 pub(crate) use crate::wire::unix_seconds as unix_now;
 
 /// Seals and opens tokens with a key ring, a lifetime and a size cap.
-pub struct StateCodec {
-    keys: StateKeys,
+pub struct RequestStateCodec {
+    keys: KeyRing,
     ttl: Duration,
     max_len: usize,
     replay: Option<Box<dyn ReplayGuard>>,
     shared: Option<std::sync::Arc<dyn SharedReplayGuard>>,
 }
 
-impl fmt::Debug for StateCodec {
+impl fmt::Debug for RequestStateCodec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StateCodec")
+        f.debug_struct("RequestStateCodec")
             .field("keys", &self.keys)
             .field("ttl", &self.ttl)
             .field("max_len", &self.max_len)
@@ -796,15 +803,15 @@ impl fmt::Debug for StateCodec {
     }
 }
 
-impl StateCodec {
+impl RequestStateCodec {
     /// Default lifetime of a token.
     pub const DEFAULT_TTL: Duration = Duration::from_secs(5 * 60);
     /// Default cap on a token's length in bytes.
     pub const DEFAULT_MAX_LEN: usize = 64 * 1024;
 
     /// A codec with the default lifetime and size cap and no single-use enforcement.
-    pub fn new(keys: StateKeys) -> Self {
-        StateCodec {
+    pub fn new(keys: KeyRing) -> Self {
+        RequestStateCodec {
             keys,
             ttl: Self::DEFAULT_TTL,
             max_len: Self::DEFAULT_MAX_LEN,
@@ -840,14 +847,14 @@ impl StateCodec {
     }
 
     /// The shared single-use check of an opened token, when one is configured.
-    pub async fn claim_shared(&self, sealed: &Sealed) -> Result<(), StateError> {
+    pub async fn claim_shared(&self, sealed: &Sealed) -> Result<(), RequestStateError> {
         let Some(shared) = &self.shared else {
             return Ok(());
         };
         match shared.first_use(sealed.token_id, sealed.expires_at).await {
             Ok(true) => Ok(()),
-            Ok(false) => Err(StateError::Replayed),
-            Err(why) => Err(StateError::GuardUnavailable(why)),
+            Ok(false) => Err(RequestStateError::Replayed),
+            Err(why) => Err(RequestStateError::GuardUnavailable(why)),
         }
     }
 
@@ -897,23 +904,23 @@ impl StateCodec {
         binding: &Binding<'_>,
         fingerprint: &str,
         journal: &Journal,
-    ) -> Result<String, StateError> {
+    ) -> Result<String, RequestStateError> {
         self.seal_at(binding, fingerprint, journal, unix_now())
     }
 
-    /// [`StateCodec::seal`] as if the time were `now` (Unix seconds).
+    /// [`RequestStateCodec::seal`] as if the time were `now` (Unix seconds).
     pub fn seal_at(
         &self,
         binding: &Binding<'_>,
         fingerprint: &str,
         journal: &Journal,
         now: u64,
-    ) -> Result<String, StateError> {
+    ) -> Result<String, RequestStateError> {
         let fingerprint = FingerprintDigest::of(fingerprint);
         self.seal_bound(&binding.digest(), &fingerprint, journal, now)
     }
 
-    /// [`StateCodec::seal_at`] for a binding and a fingerprint whose digests the caller already
+    /// [`RequestStateCodec::seal_at`] for a binding and a fingerprint whose digests the caller already
     /// has; the round passes the request's time, read once for its open and its seal.
     pub(crate) fn seal_bound(
         &self,
@@ -921,7 +928,7 @@ impl StateCodec {
         fingerprint: &FingerprintDigest,
         journal: &Journal,
         now: u64,
-    ) -> Result<String, StateError> {
+    ) -> Result<String, RequestStateError> {
         let key = self.keys.sealing();
         let nonce = next_nonce()?;
         let expires_at = now.saturating_add(self.ttl.as_secs().max(1));
@@ -946,7 +953,7 @@ impl StateCodec {
         }
         let encoded_len = ((raw.len() + TAG_LEN) * 4).div_ceil(3);
         if encoded_len > self.max_len {
-            return Err(StateError::Oversize(encoded_len));
+            return Err(RequestStateError::Oversize(encoded_len));
         }
         let tag = key
             .cipher
@@ -955,7 +962,7 @@ impl StateCodec {
                 &bound.0,
                 (&mut raw[HEADER_LEN..]).into(),
             )
-            .map_err(|_| StateError::Authentication)?;
+            .map_err(|_| RequestStateError::Authentication)?;
         // Encrypted in place, the buffer holds nothing secret any more: it leaves the wiping
         // wrapper (which wipes only what it still holds, here nothing) and is freed as it is.
         let mut sealed = std::mem::take(&mut *raw);
@@ -965,68 +972,69 @@ impl StateCodec {
 
     /// Open a token for `binding`: checks size, format, key id, authenticity (which covers the
     /// binding), expiry and, when enforced, single use.
-    pub fn open(&self, token: &str, binding: &Binding<'_>) -> Result<Sealed, StateError> {
+    pub fn open(&self, token: &str, binding: &Binding<'_>) -> Result<Sealed, RequestStateError> {
         self.open_at(token, binding, unix_now())
     }
 
-    /// [`StateCodec::open`] as if the time were `now` (Unix seconds).
+    /// [`RequestStateCodec::open`] as if the time were `now` (Unix seconds).
     pub fn open_at(
         &self,
         token: &str,
         binding: &Binding<'_>,
         now: u64,
-    ) -> Result<Sealed, StateError> {
+    ) -> Result<Sealed, RequestStateError> {
         self.open_bound(token, &binding.digest(), now)
     }
 
-    /// [`StateCodec::open_at`] for a binding whose digest the caller already has.
+    /// [`RequestStateCodec::open_at`] for a binding whose digest the caller already has.
     pub(crate) fn open_bound(
         &self,
         token: &str,
         bound: &BindingDigest,
         now: u64,
-    ) -> Result<Sealed, StateError> {
+    ) -> Result<Sealed, RequestStateError> {
         if token.len() > self.max_len {
-            return Err(StateError::Oversize(token.len()));
+            return Err(RequestStateError::Oversize(token.len()));
         }
         let mut raw = Wiped(
             URL_SAFE_NO_PAD
                 .decode_to_vec(token.as_bytes())
-                .map_err(|_| StateError::Malformed("not base64url"))?,
+                .map_err(|_| RequestStateError::Malformed("not base64url"))?,
         );
         if raw.len() < HEADER_LEN + FIXED_LEN + TAG_LEN {
-            return Err(StateError::Malformed("too short"));
+            return Err(RequestStateError::Malformed("too short"));
         }
         if raw[0] != VERSION {
-            return Err(StateError::Malformed("unknown version"));
+            return Err(RequestStateError::Malformed("unknown version"));
         }
         let key = self
             .keys
             .by_id(raw[1])
-            .ok_or(StateError::UnknownKey(raw[1]))?;
+            .ok_or(RequestStateError::UnknownKey(raw[1]))?;
         // Decrypt in place: the payload is everything between the header and the tag.
         let tag_at = raw.len() - TAG_LEN;
         let (head, rest) = raw.split_at_mut(HEADER_LEN);
         let (body, tag) = rest.split_at_mut(tag_at - HEADER_LEN);
         let mut token_id: TokenId = [0u8; TAG_LEN];
         token_id.copy_from_slice(tag);
-        let nonce = Nonce::try_from(&head[2..]).map_err(|_| StateError::Malformed("nonce"))?;
+        let nonce =
+            Nonce::try_from(&head[2..]).map_err(|_| RequestStateError::Malformed("nonce"))?;
         key.cipher
             .decrypt_inout_detached(&nonce, &bound.0, (&mut *body).into(), &Tag::from(token_id))
-            .map_err(|_| StateError::Authentication)?;
+            .map_err(|_| RequestStateError::Authentication)?;
         let (fixed, journal) = body.split_at(FIXED_LEN);
         let mut expiry = [0u8; 8];
         expiry.copy_from_slice(&fixed[..8]);
         let expires_at = u64::from_be_bytes(expiry);
         if expires_at < now {
-            return Err(StateError::Expired);
+            return Err(RequestStateError::Expired);
         }
         let mut fingerprint = [0u8; FINGERPRINT_LEN];
         fingerprint.copy_from_slice(&fixed[8..]);
-        let journal = read_journal(journal).ok_or(StateError::Payload)?;
+        let journal = read_journal(journal).ok_or(RequestStateError::Payload)?;
         if let Some(guard) = &self.replay {
             if !guard.first_use(token_id, expires_at) {
-                return Err(StateError::Replayed);
+                return Err(RequestStateError::Replayed);
             }
         }
         Ok(Sealed {
@@ -1041,11 +1049,11 @@ impl StateCodec {
 /// A codec used the way the MRTR round uses it, for the benchmarks: the handler fingerprint's
 /// digest computed once (at registration), the binding's once per request
 /// ([`BoundCodec::bind`]), then the incoming token opened and checked against the fingerprint
-/// and the next one sealed with the same digest. [`StateCodec::seal`] and [`StateCodec::open`]
+/// and the next one sealed with the same digest. [`RequestStateCodec::seal`] and [`RequestStateCodec::open`]
 /// compute both digests on every call instead.
 #[cfg(feature = "bench")]
 pub struct BoundCodec<'a> {
-    codec: &'a StateCodec,
+    codec: &'a RequestStateCodec,
     fingerprint: FingerprintDigest,
 }
 
@@ -1056,7 +1064,7 @@ pub struct Bound(BindingDigest, u64);
 #[cfg(feature = "bench")]
 impl<'a> BoundCodec<'a> {
     /// `codec` for the handler with this fingerprint.
-    pub fn new(codec: &'a StateCodec, fingerprint: &str) -> Self {
+    pub fn new(codec: &'a RequestStateCodec, fingerprint: &str) -> Self {
         BoundCodec {
             codec,
             fingerprint: FingerprintDigest::of(fingerprint),
@@ -1071,7 +1079,7 @@ impl<'a> BoundCodec<'a> {
 
     /// Open the request's token: `None` when another version of the handler recorded the
     /// journal (the round then starts the call over).
-    pub fn open(&self, token: &str, bound: &Bound) -> Result<Option<Sealed>, StateError> {
+    pub fn open(&self, token: &str, bound: &Bound) -> Result<Option<Sealed>, RequestStateError> {
         let sealed = self.codec.open_bound(token, &bound.0, bound.1)?;
         Ok(sealed
             .recorded_by_digest(&self.fingerprint)
@@ -1079,7 +1087,7 @@ impl<'a> BoundCodec<'a> {
     }
 
     /// Seal the next journal for the same request.
-    pub fn seal(&self, bound: &Bound, journal: &Journal) -> Result<String, StateError> {
+    pub fn seal(&self, bound: &Bound, journal: &Journal) -> Result<String, RequestStateError> {
         self.codec
             .seal_bound(&bound.0, &self.fingerprint, journal, bound.1)
     }
@@ -1090,8 +1098,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn codec() -> StateCodec {
-        StateCodec::new(StateKeys::new(vec![StateKey::new(1, &[7u8; 32]).unwrap()]).unwrap())
+    fn codec() -> RequestStateCodec {
+        RequestStateCodec::new(KeyRing::new(vec![SealingKey::new(1, &[7u8; 32]).unwrap()]).unwrap())
     }
 
     fn binding<'a>(args: &'a Value) -> Binding<'a> {
@@ -1135,7 +1143,7 @@ mod tests {
         assert_eq!(bc.open(&public, &bound).unwrap().unwrap().journal.len(), 1);
         assert!(matches!(
             bc.open(&token, &bc.bind(&binding(&other))),
-            Err(StateError::Authentication)
+            Err(RequestStateError::Authentication)
         ));
         let elsewhere = c.seal(&binding(&args), "fq", &j).unwrap();
         assert!(bc.open(&elsewhere, &bound).unwrap().is_none());
@@ -1160,12 +1168,12 @@ mod tests {
         changed.replace_range(40..41, if &EARLIER[40..41] == "A" { "B" } else { "A" });
         assert!(matches!(
             codec().open_at(&changed, &binding(&args), 1_800_000_000),
-            Err(StateError::Authentication)
+            Err(RequestStateError::Authentication)
         ));
         let other = json!({"city": "Porto", "nights": 3});
         assert!(matches!(
             codec().open_at(EARLIER, &binding(&other), 1_800_000_000),
-            Err(StateError::Authentication)
+            Err(RequestStateError::Authentication)
         ));
     }
 
@@ -1231,12 +1239,12 @@ mod tests {
     #[test]
     fn parse_rings() {
         let hex = "ab".repeat(32);
-        let ring = StateKeys::parse(&format!("1:{hex}, 2:{}", "cd".repeat(32))).unwrap();
+        let ring = KeyRing::parse(&format!("1:{hex}, 2:{}", "cd".repeat(32))).unwrap();
         assert_eq!(ring.sealing().id(), 2);
-        assert!(StateKeys::parse("").is_err());
-        assert!(StateKeys::parse("1:abcd").is_err(), "too short");
-        assert!(StateKeys::parse(&format!("x:{hex}")).is_err());
-        assert!(StateKeys::parse(&format!("1:{}", "zz".repeat(32))).is_err());
+        assert!(KeyRing::parse("").is_err());
+        assert!(KeyRing::parse("1:abcd").is_err(), "too short");
+        assert!(KeyRing::parse(&format!("x:{hex}")).is_err());
+        assert!(KeyRing::parse(&format!("1:{}", "zz".repeat(32))).is_err());
     }
 
     /// A rotation's three steps, each with instances on the step before still serving: no
@@ -1244,7 +1252,7 @@ mod tests {
     #[test]
     fn a_staged_key_opens_tokens_but_seals_none() {
         let (k1, k2) = ("ab".repeat(32), "cd".repeat(32));
-        let ring = |text: &str| StateCodec::new(StateKeys::parse(text).unwrap());
+        let ring = |text: &str| RequestStateCodec::new(KeyRing::parse(text).unwrap());
         let args = json!({});
         let before = ring(&format!("1:{k1}"));
         let staged = ring(&format!("1:{k1},+2:{k2}"));
@@ -1272,19 +1280,19 @@ mod tests {
         assert!(after.open(&from_switched, &binding(&args)).is_ok());
         assert!(after.open(&old, &binding(&args)).is_err());
         // A staged key cannot be the whole ring, nor repeat an id.
-        assert!(StateKeys::parse(&format!("+2:{k2}")).is_err());
-        assert!(StateKeys::parse(&format!("2:{k1},+2:{k2}")).is_err());
+        assert!(KeyRing::parse(&format!("+2:{k2}")).is_err());
+        assert!(KeyRing::parse(&format!("2:{k1},+2:{k2}")).is_err());
     }
 
     #[test]
     fn keys_are_redacted_and_checked() {
-        let k = StateKey::new(3, &[9u8; 40]).unwrap();
+        let k = SealingKey::new(3, &[9u8; 40]).unwrap();
         assert!(!format!("{k:?}").contains('9'));
-        assert!(StateKey::new(1, &[0u8; 31]).is_err());
-        assert!(StateKeys::new(vec![]).is_err());
-        let dup = StateKeys::new(vec![
-            StateKey::new(1, &[1; 32]).unwrap(),
-            StateKey::new(1, &[2; 32]).unwrap(),
+        assert!(SealingKey::new(1, &[0u8; 31]).is_err());
+        assert!(KeyRing::new(vec![]).is_err());
+        let dup = KeyRing::new(vec![
+            SealingKey::new(1, &[1; 32]).unwrap(),
+            SealingKey::new(1, &[2; 32]).unwrap(),
         ]);
         assert!(dup.is_err());
     }
@@ -1294,10 +1302,10 @@ mod tests {
         let args = json!({});
         let old = codec();
         let token = old.seal(&binding(&args), "fp", &IndexMap::new()).unwrap();
-        let rotated = StateCodec::new(
-            StateKeys::new(vec![StateKey::new(1, &[7u8; 32]).unwrap()])
+        let rotated = RequestStateCodec::new(
+            KeyRing::new(vec![SealingKey::new(1, &[7u8; 32]).unwrap()])
                 .unwrap()
-                .rotate(StateKey::new(2, &[8u8; 32]).unwrap())
+                .rotate(SealingKey::new(2, &[8u8; 32]).unwrap())
                 .unwrap(),
         );
         assert!(rotated.open(&token, &binding(&args)).is_ok());
@@ -1306,7 +1314,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             old.open(&new_token, &binding(&args)).err(),
-            Some(StateError::UnknownKey(2))
+            Some(RequestStateError::UnknownKey(2))
         );
     }
 
@@ -1318,17 +1326,17 @@ mod tests {
         assert!(c.open(&t, &binding(&args)).is_ok());
         assert_eq!(
             c.open(&t, &binding(&args)).err(),
-            Some(StateError::Replayed)
+            Some(RequestStateError::Replayed)
         );
         let small = codec().max_len(80);
         let big = journal_of([("x", json!("y".repeat(200)))]);
         assert!(matches!(
             small.seal(&binding(&args), "fp", &big),
-            Err(StateError::Oversize(_))
+            Err(RequestStateError::Oversize(_))
         ));
         assert!(matches!(
             small.open(&"A".repeat(81), &binding(&args)),
-            Err(StateError::Oversize(81))
+            Err(RequestStateError::Oversize(81))
         ));
     }
 
@@ -1477,35 +1485,35 @@ mod tests {
             let bad = URL_SAFE_NO_PAD.encode_to_string(&bad);
             let err = c.open(&bad, &binding(&args)).unwrap_err();
             let expected = match i {
-                0 => StateError::Malformed("unknown version"),
-                1 => StateError::UnknownKey(0),
-                _ => StateError::Authentication,
+                0 => RequestStateError::Malformed("unknown version"),
+                1 => RequestStateError::UnknownKey(0),
+                _ => RequestStateError::Authentication,
             };
             assert_eq!(err, expected, "byte {i}");
         }
         let other_args = json!({"a": 2});
         assert_eq!(
             c.open(&token, &binding(&other_args)).err(),
-            Some(StateError::Authentication)
+            Some(RequestStateError::Authentication)
         );
         let mut other = binding(&args);
         other.principal = Some("mallory");
         assert_eq!(
             c.open(&token, &other).err(),
-            Some(StateError::Authentication)
+            Some(RequestStateError::Authentication)
         );
         let truncated = URL_SAFE_NO_PAD.encode_to_string(&raw[..raw.len() - 5]);
         assert_eq!(
             c.open(&truncated, &binding(&args)).err(),
-            Some(StateError::Authentication)
+            Some(RequestStateError::Authentication)
         );
         assert_eq!(
             c.open("AAAA", &binding(&args)).err(),
-            Some(StateError::Malformed("too short"))
+            Some(RequestStateError::Malformed("too short"))
         );
         assert_eq!(
             c.open("not base64!", &binding(&args)).err(),
-            Some(StateError::Malformed("not base64url"))
+            Some(RequestStateError::Malformed("not base64url"))
         );
     }
 
