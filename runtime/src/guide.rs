@@ -165,18 +165,18 @@
 //! ## 2025-era clients
 //!
 //! The same handlers serve clients of 2025-11-25, 2025-06-18 and 2025-03-26 (see
-//! [`crate::LEGACY_VERSIONS`]; [`crate::ServerBuilder::legacy`] turns this off). Such a client
+//! [`crate::SESSION_VERSIONS`]; [`crate::ServerBuilder::sessions`] turns this off). Such a client
 //! opens with `initialize`, which fixes its capabilities for the session; its requests reach the
 //! handlers with those capabilities in the request's `_meta`, so [`crate::RequestContext`],
-//! capability checks and [`crate::AskError::MissingCapability`] mean what they mean on a modern
-//! request. What differs is how an ask is answered: on a legacy session it is a real request to
+//! capability checks and [`crate::AskError::MissingCapability`] mean what they mean on a 2026
+//! request. What differs is how an ask is answered: on a 2025 session it is a real request to
 //! the client, awaited in place, so nothing is replayed and no `requestState` exists; a client
 //! that answers with an error gives [`crate::AskError::Refused`], one that does not answer within
 //! `Limits::ask_timeout` gives [`crate::AskError::NoAnswer`] (both become tool errors with `?`),
 //! and a cancelled call tells the client its request is no longer wanted. Write handlers as for
 //! MRTR (side effects in `step`) and they behave the same in both eras.
 //!
-//! Over HTTP a legacy session's SSE streams can be resumed: events carry ids, a client that lost
+//! Over HTTP a 2025 session's SSE streams can be resumed: events carry ids, a client that lost
 //! the connection GETs with `Last-Event-ID` and is sent the rest, and the call goes on meanwhile
 //! (for up to `Limits::resume_window` with nobody reading; `notifications/cancelled` stops it at
 //! once). A long call may let its connection go with [`crate::close_stream`] (or

@@ -97,7 +97,7 @@ pub use resume::notify::{
     close_stream, log, notify_list_changed, notify_resource_updated, progress,
 };
 pub use server::{
-    BuildError, CompletionFn, Server, ServerBuilder, LEGACY_VERSIONS, QUOTA_EXCEEDED,
+    BuildError, CompletionFn, Server, ServerBuilder, QUOTA_EXCEEDED, SESSION_VERSIONS,
     SUPPORTED_VERSIONS,
 };
 cfg_signal! {

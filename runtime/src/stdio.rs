@@ -6,7 +6,7 @@
 //! and a line over the size limit with an invalid-request error; neither stops the server.
 
 use crate::handler::Principal;
-use crate::server::legacy::{is_legacy_initialize, parse_error_text, Session};
+use crate::server::session::{is_session_initialize, parse_error_text, Session};
 use crate::server::Server;
 use crate::transport::Limits;
 use crate::wire::line::{write_line, Line, LineReader};
@@ -258,7 +258,7 @@ where
     // Requests in flight by id, so `notifications/cancelled` can stop them.
     let in_flight: Arc<Mutex<HashMap<String, InFlight>>> = Arc::default();
     let mut shutdown = std::pin::pin!(shutdown);
-    // Set when the connection opens a legacy session with `initialize`.
+    // Set when the connection opens a 2025 session with `initialize`.
     let mut session: Option<Arc<Session>> = None;
     let mut decided = false;
     let mut forwarder: Option<tokio::task::JoinHandle<()>> = None;
@@ -287,13 +287,13 @@ where
             refuse(&out, Error::parse_error("parse error: not UTF-8")).await;
             continue;
         }
-        // The first message decides the era: a legacy `initialize` pins the connection to a
-        // 2025-era session; anything else makes it modern, and later lines are not looked at.
+        // The first message decides the era: a 2025-era `initialize` pins the connection to a
+        // 2025-era session; anything else makes it 2026, and later lines are not looked at.
         let first = !decided;
         decided = true;
         if first && raw.windows(12).any(|w| w == b"\"initialize\"") {
             if let Ok(value) = serde_json::from_slice::<Value>(&raw) {
-                if is_legacy_initialize(&value) {
+                if is_session_initialize(&value) {
                     let (reply, opened) = server.initialize(value, &limits.session());
                     out.deliver(reply).await;
                     if let Some(opened) = opened {
@@ -308,7 +308,7 @@ where
             }
         }
         if let Some(session) = &session {
-            serve_legacy_line(
+            serve_session_line(
                 &server,
                 session,
                 &raw,
@@ -367,7 +367,7 @@ where
         }
     }
     // Stopping (end of input or shutdown): this connection's listen streams end (the server's
-    // other transports keep theirs), a legacy session's asks fail, requests in flight get the
+    // other transports keep theirs), a 2025 session's asks fail, requests in flight get the
     // grace period, and whatever is still running then is answered with an error.
     lock(&in_flight).retain(|_, entry| {
         if entry.listen {
@@ -408,9 +408,9 @@ where
     writer_task.await.map_err(std::io::Error::other)?
 }
 
-/// One line of a legacy session: a response to one of the session's requests is handed over at
+/// One line of a 2025 session: a response to one of the session's requests is handed over at
 /// once, a cancellation stops the request it names, a request runs in a task of its own.
-async fn serve_legacy_line(
+async fn serve_session_line(
     server: &Arc<Server>,
     session: &Arc<Session>,
     raw: &[u8],
@@ -440,7 +440,7 @@ async fn serve_legacy_line(
     if method.is_none() {
         // A response: its ask is waiting.
         let _ = server
-            .handle_legacy(session, value, principal.as_deref(), out.clone())
+            .handle_in_session(session, value, principal.as_deref(), out.clone())
             .await;
         return;
     }
@@ -454,7 +454,7 @@ async fn serve_legacy_line(
     let task_key = key.clone();
     let handle = tasks.spawn(async move {
         let reply = server
-            .handle_legacy(&session, value, principal.as_deref(), task_out.clone())
+            .handle_in_session(&session, value, principal.as_deref(), task_out.clone())
             .await;
         if let Some(key) = &task_key {
             lock(&registry).remove(key);

@@ -362,7 +362,10 @@ async fn metrics_count_requests_rounds_sessions_and_refusals() {
         1.0
     );
     assert_eq!(
-        value(&text, r#"mcp_request_state_refused_total{reason="malformed"}"#),
+        value(
+            &text,
+            r#"mcp_request_state_refused_total{reason="malformed"}"#
+        ),
         1.0,
         "{text}"
     );

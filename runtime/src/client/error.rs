@@ -35,8 +35,8 @@ pub enum ClientError {
     /// obtained ([`Client::oauth`]).
     Unauthorized(String),
     /// The server's resource metadata names an authorization server other than the one the
-    /// client's configured credentials belong to ([`OAuth::issuer`](super::oauth::OAuth::issuer),
-    /// or the one the client first logged in to): nothing was sent to it.
+    /// client's configured credentials belong to (`OAuth::issuer`, feature `oauth`, or the one
+    /// the client first logged in to): nothing was sent to it.
     IssuerMismatch {
         /// The issuer the credentials are bound to.
         bound: String,

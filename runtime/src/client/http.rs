@@ -5,7 +5,7 @@ use super::*;
 use hyper::header::{HeaderName, HeaderValue};
 
 impl Client {
-    /// POST one message of a legacy session and read its reply, answering the server's own
+    /// POST one message of a 2025 session and read its reply, answering the server's own
     /// requests on the response stream; the reply (`Null` for a notification or response) and
     /// the session id the server set.
     pub(super) async fn post_legacy(
@@ -29,7 +29,7 @@ impl Client {
         // cancelled in the session.
         let mut in_flight = match (session, msg.get("id"), msg.get("method")) {
             (Some(session), Some(id), Some(_)) => Some(CancelInSession {
-                session: LegacyHttp {
+                session: SessionHttp {
                     url: url.to_string(),
                     http: http.clone(),
                     headers: self.headers.clone(),
@@ -56,7 +56,7 @@ impl Client {
             .get("mcp-session-id")
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
-        let back = LegacyHttp {
+        let back = SessionHttp {
             url: url.to_string(),
             http: http.clone(),
             headers: self.headers.clone(),
@@ -71,14 +71,14 @@ impl Client {
     }
 
     /// The reply to the request `id` in `resp`: plain JSON, or an SSE stream whose other
-    /// messages are notifications (sent to [`Client::notifications`]) or, on a legacy session
-    /// (`session`), the server's own requests, answered and POSTed back. A legacy POST without
+    /// messages are notifications (sent to [`Client::notifications`]) or, on a 2025 session
+    /// (`session`), the server's own requests, answered and POSTed back. A 2025-era POST without
     /// a reply (a notification or response, or 202) gives `Null`.
     pub(super) async fn read_reply(
         &self,
         resp: hyper::Response<hyper::body::Incoming>,
         id: Option<&Value>,
-        session: Option<LegacyHttp>,
+        session: Option<SessionHttp>,
     ) -> Result<Value, ClientError> {
         let status = resp.status();
         let is_sse = resp
@@ -88,7 +88,7 @@ impl Client {
             .is_some_and(|c| c.starts_with("text/event-stream"));
         if is_sse {
             let mut body = resp.into_body();
-            // A legacy stream that ends before the reply is resumed from its last event id,
+            // A 2025-era stream that ends before the reply is resumed from its last event id,
             // after the server's `retry` hint, a bounded number of times in a row.
             let mut cursor = Cursor::new();
             let mut reconnects = 0;

@@ -151,7 +151,7 @@ impl Capabilities {
     }
 }
 
-/// The answer to a server's request (a legacy server's `elicitation/create`, `sampling/
+/// The answer to a server's request (a 2025-era server's `elicitation/create`, `sampling/
 /// createMessage`, `roots/list` or `ping`), as the JSON-RPC response to send back.
 pub(super) async fn answer_server_request(
     handler: &Arc<dyn InputHandler>,

@@ -16,7 +16,7 @@
 //!
 //! A 2025-era server is found the way the spec describes: the first request is preceded by a
 //! `server/discover` probe, and on any outcome but a result the client sends `initialize`
-//! (2025-11-25) and speaks the legacy protocol from then on: an `Mcp-Session-Id` over HTTP, no
+//! (2025-11-25) and speaks the 2025-era protocol from then on: an `Mcp-Session-Id` over HTTP, no
 //! `_meta`, and the server's own `elicitation/create`, `sampling/createMessage` and `roots/list`
 //! requests answered through the same [`InputHandler`].
 //!
@@ -30,9 +30,9 @@ pub mod oauth;
 mod error;
 mod http;
 mod input;
-mod legacy;
 mod mrtr;
 mod progress;
+mod session;
 #[cfg(feature = "skills")]
 mod skills;
 mod stdio;
@@ -41,9 +41,9 @@ use error::causes;
 pub use error::ClientError;
 use input::answer_server_request;
 pub use input::{Capabilities, DeclineAll, InputHandler, Typed, TypedInput};
-use legacy::{standalone_stream, CancelInSession, Cursor, LegacyHttp, Opened};
 pub use progress::Progress;
 use progress::{watch, ProgressFn, Watchers, Watching};
+use session::{standalone_stream, CancelInSession, Cursor, Opened, SessionHttp};
 #[cfg(feature = "skills")]
 pub use skills::{SkillEntry, SkillFile};
 
@@ -76,9 +76,9 @@ type LocalHandler = Arc<dyn Fn(String) -> BoxFuture<Option<String>> + Send + Syn
 #[derive(Debug, Clone)]
 enum Negotiated {
     /// 2026-07-28: stateless requests with `_meta`.
-    Modern,
+    Stateless,
     /// A 2025-era server: the version `initialize` agreed and the HTTP session, if any.
-    Legacy {
+    Session {
         version: String,
         session: Option<String>,
     },
@@ -92,11 +92,11 @@ fn speaks_ours(result: &Value) -> bool {
         .is_some_and(|v| v.iter().any(|v| v == LATEST_PROTOCOL_VERSION))
 }
 
-/// Reconnections in a row, with nothing received, to a legacy stream that ends before its reply.
+/// Reconnections in a row, with nothing received, to a 2025-era stream that ends before its reply.
 const MAX_RECONNECTS: u32 = 5;
 
-/// The version this client asks a legacy server for.
-const LEGACY_VERSION: &str = "2025-11-25";
+/// The version this client asks a 2025-era server for.
+const SESSION_VERSION: &str = "2025-11-25";
 
 /// How the client's messages reach the server.
 // One per client, never moved per request: the HTTP variant's size costs nothing.
@@ -116,7 +116,7 @@ enum Transport {
         done: Arc<AtomicBool>,
         /// Where the reader task sends messages that answer no request (notifications).
         notes: Arc<Mutex<Option<mpsc::UnboundedSender<Value>>>>,
-        /// What answers a legacy server's own requests, once [`Client::with_input`] set it.
+        /// What answers a 2025-era server's own requests, once [`Client::with_input`] set it.
         answers: Arc<Mutex<Option<Arc<dyn InputHandler>>>>,
         /// The spawned server, killed when the client is dropped; `None` for [`Client::over_io`].
         _child: Option<Arc<Mutex<tokio::process::Child>>>,
@@ -186,10 +186,10 @@ impl Protocol {
 impl From<&Negotiated> for Protocol {
     fn from(n: &Negotiated) -> Self {
         match n {
-            Negotiated::Modern => Protocol::Stateless {
+            Negotiated::Stateless => Protocol::Stateless {
                 version: LATEST_PROTOCOL_VERSION.to_string(),
             },
-            Negotiated::Legacy { version, session } => Protocol::Session {
+            Negotiated::Session { version, session } => Protocol::Session {
                 version: version.clone(),
                 session: session.clone(),
             },
@@ -201,7 +201,7 @@ impl From<&Negotiated> for Protocol {
 pub struct Client {
     transport: Transport,
     /// The `_meta` every 2026 request carries (version, capabilities, client info), kept built
-    /// rather than made on every request; a legacy `initialize` takes its capabilities and
+    /// rather than made on every request; a 2025-era `initialize` takes its capabilities and
     /// client info from it.
     meta: Map<String, Value>,
     handler: Arc<dyn InputHandler>,
@@ -223,7 +223,7 @@ pub struct Client {
     resend_lost: u32,
     /// The progress callbacks of the requests in flight ([`Client::with_progress`]).
     watchers: Watchers,
-    /// A legacy HTTP session's standalone stream reader, stopped with the client.
+    /// A 2025-era HTTP session's standalone stream reader, stopped with the client.
     listener: Mutex<Option<StopOnDrop>>,
     /// Headers sent with every HTTP request ([`Client::header`]).
     headers: Arc<Headers>,
@@ -634,14 +634,14 @@ impl Client {
     }
 
     /// The open 2025 HTTP session, if there is one.
-    fn legacy_session(&self) -> Option<LegacyHttp> {
+    fn legacy_session(&self) -> Option<SessionHttp> {
         let era = self.era.load_full();
-        let (Transport::Http { url, http, .. }, Some(Negotiated::Legacy { version, session })) =
+        let (Transport::Http { url, http, .. }, Some(Negotiated::Session { version, session })) =
             (&self.transport, era.as_deref())
         else {
             return None;
         };
-        Some(LegacyHttp {
+        Some(SessionHttp {
             url: url.clone(),
             http: http.clone(),
             headers: self.headers.clone(),
@@ -662,7 +662,7 @@ impl Client {
     }
 
     /// The server's era: found with a `server/discover` probe on first use. A result that
-    /// lists the version this client speaks means a modern server; anything else (an error,
+    /// lists the version this client speaks means a 2026 server; anything else (an error,
     /// no answer, a result that is not a discover result, as a 2025 server that answers every
     /// unknown request with `{}` sends) falls back to `initialize`.
     async fn negotiated(&self) -> Result<Arc<Negotiated>, ClientError> {
@@ -674,14 +674,16 @@ impl Client {
             return Ok(known);
         }
         let found = match self.forced {
-            Some(Era::Stateless) => Negotiated::Modern,
+            Some(Era::Stateless) => Negotiated::Stateless,
             Some(Era::Session) => self.initialize().await?,
             None => {
                 let id = self.next_id.fetch_add(1, Ordering::Relaxed);
                 let probe = json!({"jsonrpc": "2.0", "id": id, "method": methods::SERVER_DISCOVER,
                                    "params": {"_meta": self.meta.clone()}});
                 match self.send(&probe).await {
-                    Ok(reply) if reply.get("result").is_some_and(speaks_ours) => Negotiated::Modern,
+                    Ok(reply) if reply.get("result").is_some_and(speaks_ours) => {
+                        Negotiated::Stateless
+                    }
                     _ => self.initialize().await?,
                 }
             }
@@ -700,18 +702,18 @@ impl Client {
         }
     }
 
-    /// Open a legacy session: `initialize`, then `notifications/initialized`.
+    /// Open a 2025 session: `initialize`, then `notifications/initialized`.
     async fn initialize(&self) -> Result<Negotiated, ClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let msg = json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
-            "protocolVersion": LEGACY_VERSION, "capabilities": self.meta[META_CAPS],
+            "protocolVersion": SESSION_VERSION, "capabilities": self.meta[META_CAPS],
             "clientInfo": self.meta[META_CLIENT_INFO]}});
         let (reply, session) = match &self.transport {
             Transport::Http { url, http, .. } => {
                 let mut resent = 0;
                 loop {
                     match self
-                        .post_legacy(url, http, LEGACY_VERSION, None, &msg)
+                        .post_legacy(url, http, SESSION_VERSION, None, &msg)
                         .await
                     {
                         // Nothing is lost but a session the server will expire.
@@ -742,7 +744,7 @@ impl Client {
                 // Many 2025 servers send their requests on the standalone stream rather than
                 // on the stream of the call they belong to: listen there too, with the stream
                 // open before any request is sent (a server drops what it has no stream for).
-                let listener = LegacyHttp {
+                let listener = SessionHttp {
                     url: url.clone(),
                     http: http.clone(),
                     headers: self.headers.clone(),
@@ -775,7 +777,7 @@ impl Client {
                 handle(initialized.to_string()).await;
             }
         }
-        Ok(Negotiated::Legacy { version, session })
+        Ok(Negotiated::Session { version, session })
     }
 
     /// Send one request (with `_meta` filled in) and return its `result`, within the time
@@ -839,17 +841,17 @@ impl Client {
         let era = if method == methods::SERVER_DISCOVER && self.forced.is_none() {
             self.era
                 .load_full()
-                .unwrap_or_else(|| Arc::new(Negotiated::Modern))
+                .unwrap_or_else(|| Arc::new(Negotiated::Stateless))
         } else {
             self.negotiated().await?
         };
-        if matches!(&*era, Negotiated::Legacy { .. }) {
+        if matches!(&*era, Negotiated::Session { .. }) {
             let reply = match &self.transport {
                 Transport::Http { url, http, .. } => {
                     let mut era = era;
                     let (mut renewals, mut resent) = (0, 0);
                     loop {
-                        let Negotiated::Legacy { version, session } = &*era else {
+                        let Negotiated::Session { version, session } = &*era else {
                             return Err(ClientError::Protocol(
                                 "the server left the 2025 protocol".into(),
                             ));
@@ -953,7 +955,7 @@ impl Client {
         }
         let result = Self::result_of(reply)?;
         if method == methods::SERVER_DISCOVER && speaks_ours(&result) && self.era.load().is_none() {
-            self.era.store(Some(Arc::new(Negotiated::Modern)));
+            self.era.store(Some(Arc::new(Negotiated::Stateless)));
         }
         if method == methods::TOOLS_LIST {
             self.learn_header_params(&result);

@@ -111,7 +111,7 @@ impl Client {
                             let _ = w.send(v);
                         }
                     }
-                    // A legacy server's own request: answered in a task of its own.
+                    // A 2025-era server's own request: answered in a task of its own.
                     Some(_) => {
                         let handler = reader_answers.lock().ok().and_then(|h| h.clone());
                         let handler = handler.unwrap_or_else(|| Arc::new(DeclineAll));

@@ -20,10 +20,10 @@ pub enum AskError {
     MissingCapability(Box<ClientCapabilities>),
     /// Awaited outside a handler run by this runtime (e.g. in a spawned task).
     OutsideHandler,
-    /// On a legacy (2025-era) session, where an ask is a real request to the client: the client
+    /// On a 2025-era session, where an ask is a real request to the client: the client
     /// answered it with this JSON-RPC error.
     Refused(Box<Error>),
-    /// On a legacy session: the client did not answer within the session's ask timeout, or the
+    /// On a 2025 session: the client did not answer within the session's ask timeout, or the
     /// session ended first.
     NoAnswer,
 }

@@ -305,9 +305,9 @@ pub(crate) enum Route<'a> {
 impl<'a> Route<'a> {
     pub(crate) fn of(headers: &'a HeaderMap) -> Route<'a> {
         let version = header_str(headers, &PROTOCOL_VERSION);
-        let legacy = version.is_none_or(|v| crate::LEGACY_VERSIONS.contains(&v));
+        let session_era = version.is_none_or(|v| crate::SESSION_VERSIONS.contains(&v));
         match header_str(headers, &SESSION) {
-            Some(id) if legacy => Route::Session(id),
+            Some(id) if session_era => Route::Session(id),
             _ => Route::Stateless,
         }
     }

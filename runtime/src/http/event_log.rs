@@ -1,4 +1,4 @@
-//! Resumable SSE streams of legacy (2025-era) HTTP sessions. Every message a session's stream
+//! Resumable SSE streams of 2025-era HTTP sessions. Every message a session's stream
 //! carries gets an event id (`<stream>-<n>`) and is kept in the stream's bounded [`EventLog`],
 //! so a client that lost the connection GETs with `Last-Event-ID` and is sent what it missed,
 //! then the rest as it comes. Each connection opens with a priming event (an id, the `retry`

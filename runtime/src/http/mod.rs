@@ -7,7 +7,7 @@
 //! session, a stream or a handler (module `edge`): `Host` and `Origin` (403), the bearer token when
 //! authentication is on (401), the caller's quota of requests in flight (429), the body within
 //! its size and JSON value limits (413, 408); then its headers decide the era.
-//! The stateless path (module `modern`) checks `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
+//! The stateless path (module `stateless`) checks `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
 //! against the body (400, -32020) and the caller's scopes (403); a session (module `session`) must
 //! belong to the caller (404 otherwise) and checks its version header and scopes too. Error codes
 //! map to HTTP statuses: -32601 is 404; parse, request, params, header, capability and version
@@ -16,11 +16,11 @@
 mod config;
 mod edge;
 pub(crate) mod event_log;
-mod modern;
 mod quota;
 mod respond;
 mod session;
 pub(crate) mod sse;
+mod stateless;
 
 pub use config::{HealthPaths, HttpConfig};
 
@@ -425,7 +425,7 @@ where
         }
         Route::Stateless => {
             core.note_if_draining();
-            modern::post(core, &app.sessions, headers, &body, caller, in_flight).await
+            stateless::post(core, &app.sessions, headers, &body, caller, in_flight).await
         }
     }
 }

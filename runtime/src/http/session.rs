@@ -1,4 +1,4 @@
-//! Legacy (2025-era) sessions over streamable HTTP: an `initialize` without the modern `_meta`
+//! 2025-era sessions over streamable HTTP: an `initialize` without the 2026 `_meta`
 //! opens a session named by `Mcp-Session-Id`; the session's requests are POSTed with it and
 //! answered as JSON or, when the handler asks the client something or sends notifications, as
 //! an SSE stream that carries the server's requests before the response; the client POSTs its
@@ -12,7 +12,7 @@
 //! most `Limits::sessions_per_caller`, and idle sessions are swept in the background.
 //!
 //! Sessions live in this process: a deployment with several instances must route a session's
-//! requests to the instance that opened it (sticky sessions on `Mcp-Session-Id`); modern
+//! requests to the instance that opened it (sticky sessions on `Mcp-Session-Id`); 2026
 //! requests need no such thing.
 
 use super::config::Core;
@@ -23,7 +23,7 @@ use super::quota::{CallerKey, InFlight};
 use super::respond::{json_response, Refusal};
 use crate::http::event_log::{self, parse_event_id, EventLog};
 use crate::http::sse::counted;
-use crate::server::legacy::{is_legacy_initialize, LegacyInitialize, Session, SessionMessage};
+use crate::server::session::{is_session_initialize, Session, SessionInitialize, SessionMessage};
 use crate::transport::Limits;
 use crate::wire::{lock, Notifier};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -62,7 +62,7 @@ struct Streams {
     standalone: Option<u64>,
 }
 
-/// The legacy sessions of one HTTP endpoint.
+/// The 2025 sessions of one HTTP endpoint.
 pub(crate) struct Sessions {
     inner: Mutex<Table>,
     /// Where open sessions are counted, when metrics are on.
@@ -252,12 +252,12 @@ impl Sessions {
         });
     }
 
-    /// A POST that the modern path could not read as a request of its own, with no session
-    /// header and the version header `version`: a legacy `initialize` opens a session for
-    /// `caller`; a 2025-era request (no modern `_meta`, no 2026 version header) is told to
+    /// A POST that the stateless path could not read as a request of its own, with no session
+    /// header and the version header `version`: a 2025-era `initialize` opens a session for
+    /// `caller`; a 2025-era request (no 2026 `_meta`, no 2026 version header) is told to
     /// initialize first (400), and so are a notification and a response that name a 2025
     /// version, so a client whose answer could reach no session learns so instead of having it
-    /// dropped; anything else stays with the modern path, which answers it (a notification or
+    /// dropped; anything else stays with the stateless path, which answers it (a notification or
     /// response with no version header is accepted and ignored there).
     pub(crate) fn post_without_session(
         self: &Arc<Self>,
@@ -270,14 +270,14 @@ impl Sessions {
         // The common `initialize` is read without a JSON tree; anything else as a tree.
         let fast = app
             .server
-            .serves_legacy()
-            .then(|| LegacyInitialize::read(body, limits.session_bytes))
+            .serves_sessions()
+            .then(|| SessionInitialize::read(body, limits.session_bytes))
             .flatten();
         let (reply, opened) = match fast {
             Some(request) => app.server.initialize_read(request, &limits.session()),
             None => {
                 let message = serde_json::from_slice::<Value>(body).ok()?;
-                if !is_legacy_initialize(&message) {
+                if !is_session_initialize(&message) {
                     return refuse_without_session(app, version, &message);
                 }
                 app.server.initialize(message, &limits.session())
@@ -356,7 +356,7 @@ impl Sessions {
                 && (message.get("result").is_some() || message.get("error").is_some());
             return match message {
                 Value::Object(message) if method.is_some() || response => {
-                    app.server.accept_legacy(&entry.session, message);
+                    app.server.accept_in_session(&entry.session, message);
                     StatusCode::ACCEPTED.into_response()
                 }
                 _ => Refusal::NotAMessage.into_response(),
@@ -426,12 +426,12 @@ impl Sessions {
             match body {
                 Body::Text(text) => {
                     server
-                        .serve_legacy(&session, &text, principal.as_ref(), out)
+                        .serve_in_session(&session, &text, principal.as_ref(), out)
                         .await
                 }
                 Body::Message(message) => {
                     server
-                        .handle_legacy(&session, message, principal.as_ref(), out)
+                        .handle_in_session(&session, message, principal.as_ref(), out)
                         .await
                 }
             }
@@ -722,11 +722,11 @@ fn stream(
     )
 }
 
-/// The answer to a POST without a session, read as `message`, that is not a legacy
+/// The answer to a POST without a session, read as `message`, that is not a 2025-era
 /// `initialize` (see [`Sessions::post_without_session`]): the 400 that tells a 2025-era client
-/// to initialize first, or none for the modern path to answer.
+/// to initialize first, or none for the stateless path to answer.
 fn refuse_without_session(app: &Core, version: Option<&str>, message: &Value) -> Option<Response> {
-    let modern_meta = message
+    let stateless_meta = message
         .get("params")
         .and_then(|p| p.get("_meta"))
         .and_then(|m| m.get(crate::wire::META_VERSION))
@@ -734,10 +734,10 @@ fn refuse_without_session(app: &Core, version: Option<&str>, message: &Value) ->
     // Without a version header the message is 2025-03-26's (the 2025-06-18 rule; every
     // later client sends the header), and that era's requests, notifications and
     // responses all belong to a session: one without can only be refused, never dropped.
-    let legacy = version.is_none_or(|v| crate::LEGACY_VERSIONS.contains(&v))
+    let session_era = version.is_none_or(|v| crate::SESSION_VERSIONS.contains(&v))
         && ["method", "result", "error"]
             .iter()
             .any(|member| message.get(member).is_some());
-    (legacy && !modern_meta && app.server.serves_legacy())
+    (session_era && !stateless_meta && app.server.serves_sessions())
         .then(|| Refusal::NoSession.into_response())
 }

@@ -1,5 +1,5 @@
-//! The SSE response both HTTP paths share (a modern request that streams notifications, a
-//! legacy session's request that streams the server's own requests): the first message, the
+//! The SSE response both HTTP paths share (a 2026 request that streams notifications, a
+//! 2025 session's request that streams the server's own requests): the first message, the
 //! rest as they come, then the reply.
 
 use axum::response::sse::{Event, Sse};

@@ -39,7 +39,7 @@ enum Step<T> {
     Answered(T),
     Missing,
     Wait,
-    /// A legacy session: send the request and await the client's response.
+    /// A 2025 session: send the request and await the client's response.
     Live(super::live::Live, Box<InputRequest>),
 }
 
@@ -65,7 +65,7 @@ where
 {
     let step = with_call(|call| {
         let mut st = call.lock();
-        // A legacy session asks in place: no key, since nothing is recorded or replayed.
+        // A 2025 session asks in place: no key, since nothing is recorded or replayed.
         if let Some(live) = st.live.clone() {
             if !supported(st.info.capabilities()) {
                 return Step::Missing;
@@ -116,14 +116,14 @@ where
         Step::Wait => match Suspend.await {},
         Step::Live(live, request) => {
             // An unusable answer (wrong type, unknown action or role) is asked again, a few
-            // times, as a modern request would be.
+            // times, as a 2026 request would be.
             for _ in 0..3 {
                 let result = live.request(&request).await?;
                 let answer = crate::wire::from_text::<InputResponse>(result.get()).ok();
                 if let Some((t, _)) = answer.as_ref().and_then(|v| parse(v, false)) {
                     return Ok(t);
                 }
-                tracing::debug!(kind, "unusable answer from a legacy client; asking again");
+                tracing::debug!(kind, "unusable answer from a 2025-era client; asking again");
             }
             Err(AskError::Refused(Box::new(
                 oxmcp_schema::Error::invalid_params(

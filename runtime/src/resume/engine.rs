@@ -84,7 +84,7 @@ pub(crate) struct CallState {
     /// The request carried no `requestState`: its answers count only for asks with an explicit
     /// key (one the tool documents), since no key was issued to this client.
     pub(crate) stateless: bool,
-    /// On a legacy session: asks are real requests to the client, sent through this.
+    /// On a 2025 session: asks are real requests to the client, sent through this.
     pub(crate) live: Option<super::live::Live>,
     /// Set when an answer on the request is refused: the round ends with this error.
     pub(crate) refused: Option<oxmcp_schema::Error>,

@@ -1,4 +1,4 @@
-//! Asks on a legacy (2025-era) session: there the server may send requests to the client, so an
+//! Asks on a 2025-era session: there the server may send requests to the client, so an
 //! ask is a real `elicitation/create`, `sampling/createMessage` or `roots/list` request whose
 //! response the handler awaits in place, with no replay. [`Outbound`] numbers the session's
 //! requests and matches the client's responses to them; [`Live`] is what one call asks through.
@@ -59,7 +59,7 @@ impl Outbound {
     }
 }
 
-/// What one call on a legacy session asks through: the session's [`Outbound`] and the stream
+/// What one call on a 2025 session asks through: the session's [`Outbound`] and the stream
 /// its requests are written to.
 #[derive(Debug, Clone)]
 pub(crate) struct Live {

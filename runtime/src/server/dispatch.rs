@@ -37,7 +37,7 @@ impl Server {
         self.handle_as(incoming, Caller::new(principal, notifier))
     }
 
-    /// [`Server::handle`] for `caller`, whose asks, on a legacy session, go to the client
+    /// [`Server::handle`] for `caller`, whose asks, on a 2025 session, go to the client
     /// through its live channel. With metrics on, the request is counted and timed; a `debug`
     /// span names its method and target.
     pub(crate) fn handle_as<'a>(
@@ -81,7 +81,7 @@ impl Server {
             Incoming::Extension(request) if !request.method.starts_with("tasks/") => {
                 Some(self.skills_request(*request))
             }
-            // Tasks are a modern extension; a legacy session has none.
+            // Tasks are a 2026 extension; a 2025 session has none.
             #[cfg(feature = "tasks")]
             Incoming::Extension(request) if caller.live.is_some() => Some(Reply::error(
                 Some(request.id),

@@ -7,12 +7,12 @@
 pub(crate) mod catalog;
 pub use catalog::{Catalog, CatalogError, Visibility};
 mod dispatch;
-#[cfg(any(feature = "http", feature = "stdio"))]
-pub(crate) mod legacy;
 mod listen;
 mod listing;
 mod mrtr;
 pub(crate) mod round;
+#[cfg(any(feature = "http", feature = "stdio"))]
+pub(crate) mod session;
 #[cfg(feature = "tasks")]
 pub(crate) mod tasks;
 
@@ -29,9 +29,9 @@ use std::time::Duration;
 /// the pins of the bindings crate (`era: "2026"`).
 pub const SUPPORTED_VERSIONS: &[&str] = oxmcp_schema::STATELESS_VERSIONS;
 
-/// The legacy protocol versions served (through `initialize` and sessions), newest first, from
+/// The 2025-era protocol versions served (through `initialize` and sessions), newest first, from
 /// the pins of the bindings crate (`era: "2025"`).
-pub const LEGACY_VERSIONS: &[&str] = oxmcp_schema::SESSION_VERSIONS;
+pub const SESSION_VERSIONS: &[&str] = oxmcp_schema::SESSION_VERSIONS;
 
 /// The JSON-RPC error code of a refusal for a caller over its quota (tasks kept, sessions held,
 /// requests in flight): a server error in the range JSON-RPC leaves to implementations. The
@@ -55,14 +55,14 @@ pub struct Server {
     /// Set once the server is shutting down: open `subscriptions/listen` streams end.
     closing: tokio::sync::watch::Sender<bool>,
     states: StateMap,
-    /// Whether a legacy `initialize` opens a 2025-era session.
-    // Read by the legacy sessions of the transports that serve.
+    /// Whether a 2025-era `initialize` opens a session.
+    // Read by the sessions of the transports that serve.
     #[cfg_attr(not(any(feature = "http", feature = "stdio")), allow(dead_code))]
-    legacy: bool,
-    /// What every legacy `initialize` result says after its version (capabilities, server info,
+    sessions: bool,
+    /// What every 2025-era `initialize` result says after its version (capabilities, server info,
     /// instructions), written once as JSON object members.
     #[cfg(any(feature = "http", feature = "stdio"))]
-    legacy_hello: String,
+    session_hello: String,
     /// The tasks extension: where tasks are kept and the runs this process drives.
     #[cfg(feature = "tasks")]
     tasks: Arc<tasks::TaskEngine>,
@@ -93,7 +93,7 @@ pub struct ServerBuilder {
     completion: Option<CompletionFn>,
     page_size: usize,
     states: StateMap,
-    legacy: bool,
+    sessions: bool,
     #[cfg(feature = "tasks")]
     tasks: TaskSettings,
     #[cfg(feature = "metrics")]
@@ -183,7 +183,7 @@ impl Server {
             completion: None,
             page_size: 100,
             states: StateMap::default(),
-            legacy: true,
+            sessions: true,
             #[cfg(feature = "tasks")]
             tasks: TaskSettings::default(),
             #[cfg(feature = "metrics")]
@@ -201,11 +201,11 @@ impl Server {
 }
 
 impl ServerBuilder {
-    /// Whether 2025-era clients are served (default yes): an `initialize` opens a legacy
-    /// session at 2025-11-25, 2025-06-18 or 2025-03-26, served by the same handlers. Off, an
-    /// `initialize` is refused with the error that names the supported versions.
-    pub fn legacy(mut self, serve: bool) -> Self {
-        self.legacy = serve;
+    /// Whether 2025-era clients are served (default yes): an `initialize` opens a session at
+    /// 2025-11-25, 2025-06-18 or 2025-03-26, served by the same handlers. Off, an `initialize`
+    /// is refused with the error that names the supported versions.
+    pub fn sessions(mut self, serve: bool) -> Self {
+        self.sessions = serve;
         self
     }
 
@@ -468,11 +468,11 @@ impl ServerBuilder {
         };
         let info = Implementation::new(self.name, self.version);
         #[cfg(any(feature = "http", feature = "stdio"))]
-        let legacy_hello = legacy::hello_members(&info, self.instructions.as_deref());
+        let session_hello = session::hello_members(&info, self.instructions.as_deref());
         Ok(Server {
             info,
             #[cfg(any(feature = "http", feature = "stdio"))]
-            legacy_hello,
+            session_hello,
             instructions: self.instructions,
             catalog: Arc::new(catalog::Shared::new(
                 registry,
@@ -488,7 +488,7 @@ impl ServerBuilder {
             changes,
             closing: tokio::sync::watch::channel(false).0,
             states: self.states,
-            legacy: self.legacy,
+            sessions: self.sessions,
             #[cfg(feature = "tasks")]
             tasks: Arc::new(engine),
             #[cfg(feature = "metrics")]

@@ -1,7 +1,7 @@
 //! The round: one run of a handler through the engine, whichever way the call came. An MRTR
 //! call (`tools/call`, `prompts/get`, `resources/read`) opens the `requestState` its retry
 //! carries (bound to the request), runs, and replies or seals the journal into the next state
-//! beside the input requests; a legacy session's call runs with its asks answered in place; a
+//! beside the input requests; a 2025 session's call runs with its asks answered in place; a
 //! task's run replays from the journal its store keeps ([`execute`]). The request-state codec's open,
 //! claim and seal are called from here only.
 
@@ -25,7 +25,7 @@ use std::pin::Pin;
 use tracing::Instrument;
 
 /// Who a call runs for and how it talks back: the authenticated principal, where the request's
-/// notifications go (if the transport delivers them), and on a legacy session the channel its
+/// notifications go (if the transport delivers them), and on a 2025 session the channel its
 /// asks are sent to the client through.
 #[derive(Default)]
 pub(crate) struct Caller<'a> {
@@ -35,7 +35,7 @@ pub(crate) struct Caller<'a> {
 }
 
 impl<'a> Caller<'a> {
-    /// A caller whose notifications go to `notifier`, with no legacy session.
+    /// A caller whose notifications go to `notifier`, with no 2025 session.
     pub(crate) fn new(principal: Option<&'a Principal>, notifier: Option<Notifier>) -> Self {
         Caller {
             principal,
@@ -50,7 +50,7 @@ impl<'a> Caller<'a> {
 pub(crate) enum Mode {
     /// A 2026-07-28 request: its rounds travel in `requestState`.
     Rounds,
-    /// A legacy session's request: asks are answered in place.
+    /// A 2025 session's request: asks are answered in place.
     Session,
     /// A task's run, from its stored journal.
     #[cfg(feature = "tasks")]
@@ -116,7 +116,7 @@ pub(super) struct Round<'a> {
     pub(super) method: &'static str,
     /// The tool or prompt name, or the resource URI.
     pub(super) target: &'a str,
-    /// The digest of what the state is bound to (see [`bind`]); none for a call in a legacy
+    /// The digest of what the state is bound to (see [`bind`]); none for a call in a 2025-era
     /// session, which carries and seals no state.
     pub(super) bound: Option<BindingDigest>,
     /// Boxed: about 1 KiB that would otherwise be moved with every future that holds a round.
@@ -133,7 +133,7 @@ pub(super) struct Round<'a> {
 
 /// What this request's `requestState` is bound to, hashed once: it opens the state the request
 /// carries and seals the next. Computed before the handler starts so that the handler can own the
-/// arguments. None for a call in a legacy session: its asks are answered in place, so it opens
+/// arguments. None for a call in a 2025 session: its asks are answered in place, so it opens
 /// no state and seals none, and the hash would be thrown away.
 pub(super) fn bind(
     method: &str,
@@ -224,7 +224,7 @@ impl Server {
                 },
             task_gate,
         } = round;
-        // A legacy session has no requestState: its asks are answered in place.
+        // A 2025 session has no requestState: its asks are answered in place.
         let state = if live.is_some() { None } else { state };
         // The time of a retry that carries a state, read once: the state is checked against it
         // and the next one expires a lifetime after it (a slow handler makes that lifetime
@@ -366,12 +366,12 @@ impl Server {
                 if let Ok(raw) = Recorded::of(&keys) {
                     journal.insert(ASKED.to_string(), raw);
                 }
-                // Only a call that asks in rounds suspends; one in a legacy session asks in
+                // Only a call that asks in rounds suspends; one in a 2025 session asks in
                 // place and has no binding to seal to.
                 let Some(bound) = bound else {
                     release(&self.codec);
                     return Err(Error::internal(
-                        "a call in a legacy session cannot take rounds",
+                        "a call in a 2025 session cannot take rounds",
                     ));
                 };
                 let sealed = self

@@ -31,37 +31,37 @@ pub struct Limits {
     /// ones and closed the listen streams (default 10 s). Requests still running then are cut
     /// off (on stdio, answered with an internal error).
     pub shutdown_grace: Duration,
-    /// Legacy (2025-era) sessions: how long an ask (a real request to the client) waits for
+    /// 2025-era sessions: how long an ask (a real request to the client) waits for
     /// its response before it fails with `AskError::NoAnswer` (default 5 min: a person may be
     /// filling in a form).
     pub ask_timeout: Duration,
-    /// HTTP legacy sessions open at once (default 10,000); an `initialize` past that, once
+    /// HTTP 2025 sessions open at once (default 10,000); an `initialize` past that, once
     /// idle sessions are dropped, gets 503.
     pub max_sessions: usize,
-    /// HTTP legacy sessions: how long one may go unused before it expires (default 30 min);
+    /// HTTP 2025 sessions: how long one may go unused before it expires (default 30 min);
     /// its id then gets 404 and the client initializes again.
     pub session_idle: Duration,
-    /// HTTP legacy sessions: how long a request's SSE stream whose connection was lost keeps
+    /// HTTP 2025 sessions: how long a request's SSE stream whose connection was lost keeps
     /// its call running and its messages kept for a reconnection with `Last-Event-ID`
     /// (default 60 s); past that with no reader, the call is cancelled. 2025 clients cancel
     /// with `notifications/cancelled`, so a lost connection alone is not a cancellation.
     pub resume_window: Duration,
-    /// HTTP legacy sessions: the SSE `retry` hint, how long a client waits before it reconnects
+    /// HTTP 2025 sessions: the SSE `retry` hint, how long a client waits before it reconnects
     /// to a stream that ended without its response (default 1 s).
     pub retry_hint: Duration,
-    /// Legacy sessions, both transports: the most a session keeps of its client, the JSON of
+    /// 2025 sessions, both transports: the most a session keeps of its client, the JSON of
     /// the capabilities and `clientInfo` its `initialize` declared (default 64 KiB); a larger
     /// `initialize` is refused with -32602.
     pub session_bytes: usize,
-    /// Legacy sessions, both transports, and each `subscriptions/listen` stream: the most
+    /// 2025 sessions, both transports, and each `subscriptions/listen` stream: the most
     /// resource subscriptions one keeps (default 256); a `resources/subscribe` past it, or a
     /// listen filter with more, is refused with -32602 naming the limit.
     pub subscriptions: usize,
-    /// Legacy sessions, both transports, and each `subscriptions/listen` stream: the most bytes
+    /// 2025 sessions, both transports, and each `subscriptions/listen` stream: the most bytes
     /// of subscribed URIs one keeps, all together (default 64 KiB); refused past it as for
     /// `subscriptions`.
     pub subscription_bytes: usize,
-    /// HTTP legacy sessions one caller may hold open at once (default 256); past that its
+    /// HTTP 2025 sessions one caller may hold open at once (default 256); past that its
     /// `initialize` gets 429 with `Retry-After`. A caller is the authenticated principal, or
     /// without authentication the client's address: behind a proxy without authentication,
     /// every client shares the proxy's address, so raise it there.
@@ -107,9 +107,9 @@ impl Default for Limits {
 
 #[cfg(any(feature = "http", feature = "stdio"))]
 impl Limits {
-    /// What a legacy session may keep and how long its asks wait.
-    pub(crate) fn session(&self) -> crate::server::legacy::SessionLimits {
-        crate::server::legacy::SessionLimits {
+    /// What a 2025 session may keep and how long its asks wait.
+    pub(crate) fn session(&self) -> crate::server::session::SessionLimits {
+        crate::server::session::SessionLimits {
             ask_timeout: self.ask_timeout,
             bytes: self.session_bytes,
             subscriptions: self.subscriptions,
@@ -136,7 +136,7 @@ pub(crate) fn listen_refused(
         .iter()
         .flatten()
         .map(String::as_str);
-    crate::server::legacy::subscriptions_within(
+    crate::server::session::subscriptions_within(
         oxmcp_schema::methods::SUBSCRIPTIONS_LISTEN,
         uris,
         &limits.session(),

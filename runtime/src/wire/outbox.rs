@@ -15,7 +15,7 @@ pub const DEFAULT_QUEUE: usize = 256;
 #[derive(Debug, Clone)]
 pub struct Notifier {
     tx: mpsc::Sender<String>,
-    /// Set where the stream can be ended early and resumed (a legacy HTTP session's request
+    /// Set where the stream can be ended early and resumed (a 2025-era HTTP session's request
     /// stream): bumped to end the connection that reads it.
     cut: Option<Arc<watch::Sender<u32>>>,
 }

@@ -1,10 +1,10 @@
-//! Serving 2025-era clients from the same handlers. An `initialize` without the modern `_meta`
-//! opens a [`Session`] at a legacy version (2025-11-25, 2025-06-18 or 2025-03-26): the client's
+//! Serving 2025-era clients from the same handlers. An `initialize` without the 2026 `_meta`
+//! opens a [`Session`] at a 2025-era version (2025-11-25, 2025-06-18 or 2025-03-26): the client's
 //! capabilities and identity are fixed for the session, `ping`, `logging/setLevel` and
 //! `resources/subscribe` are served, and the session's requests are routed to the same handlers
-//! as modern ones, with the session's details put where a modern request carries them (`_meta`)
+//! as 2026 ones, with the session's details put where a 2026 request carries them (`_meta`)
 //! and asks sent to the client as real requests ([`Live`]). Results go back shaped for the
-//! legacy version (no `resultType`, no 2026-only fields, legacy error codes).
+//! 2025-era version (no `resultType`, no 2026-only fields, 2025-era error codes).
 
 use super::round::Caller;
 use super::Server;
@@ -19,21 +19,21 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-pub use super::LEGACY_VERSIONS;
+pub use super::SESSION_VERSIONS;
 
 #[cfg(feature = "http")]
 mod read;
 #[cfg(feature = "http")]
-pub(crate) use read::{LegacyInitialize, LegacyResponse, SessionMessage};
+pub(crate) use read::{SessionInitialize, SessionMessage, SessionResponse};
 
-/// One legacy connection (a stdio process) or HTTP session: what `initialize` fixed, and what
+/// One 2025-era connection (a stdio process) or HTTP session: what `initialize` fixed, and what
 /// the client set since.
 #[derive(Debug)]
 pub(crate) struct Session {
     /// The negotiated protocol version.
     pub(crate) version: String,
     /// The capabilities the client declared at `initialize` and its `clientInfo` (if it sent
-    /// one), as trees, for the requests read as one ([`Server::handle_legacy`]). Set at
+    /// one), as trees, for the requests read as one ([`Server::handle_in_session`]). Set at
     /// `initialize` when it was read as a tree; otherwise built on first use from
     /// [`Session::meta_members`], which holds both as text.
     client: OnceLock<Client>,
@@ -85,7 +85,7 @@ impl Session {
     }
 }
 
-/// What a legacy session may keep and how long it waits, from the transport's `Limits`.
+/// What a 2025 session may keep and how long it waits, from the transport's `Limits`.
 #[derive(Debug, Clone)]
 pub(crate) struct SessionLimits {
     /// How long an ask (a real request to the client) waits for its response.
@@ -127,9 +127,9 @@ pub(crate) fn subscriptions_within<'a>(
     Ok(())
 }
 
-/// Whether a parsed message is a legacy `initialize`: the method, with no modern `_meta`
-/// protocol version (a request that carries one is modern, whatever its method).
-pub(crate) fn is_legacy_initialize(message: &Value) -> bool {
+/// Whether a parsed message is a 2025-era `initialize`: the method, with no 2026 `_meta`
+/// protocol version (a request that carries one is 2026, whatever its method).
+pub(crate) fn is_session_initialize(message: &Value) -> bool {
     message.get("method").and_then(Value::as_str) == Some("initialize")
         && message
             .get("params")
@@ -138,7 +138,7 @@ pub(crate) fn is_legacy_initialize(message: &Value) -> bool {
             .is_none()
 }
 
-/// The reply to a line or body of a legacy session that is not JSON.
+/// The reply to a line or body of a 2025 session that is not JSON.
 #[cfg(feature = "stdio")]
 pub(crate) fn parse_error_text(e: &serde_json::Error) -> String {
     error_text(None, Error::parse_error(format!("parse error: {e}")))
@@ -147,7 +147,7 @@ pub(crate) fn parse_error_text(e: &serde_json::Error) -> String {
 /// A JSON-RPC error reply, as text.
 fn error_text(id: Option<&Value>, error: Error) -> String {
     json!({"jsonrpc": "2.0", "id": id.cloned().unwrap_or(Value::Null),
-           "error": legacy_error(crate::wire::to_value_text(&error).unwrap_or_default())})
+           "error": session_error(crate::wire::to_value_text(&error).unwrap_or_default())})
     .to_string()
 }
 
@@ -155,15 +155,15 @@ fn result_text(id: &Value, result: Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string()
 }
 
-/// A 2026 error shaped for a legacy peer: the codes 2026 added become the generic ones.
-fn legacy_error(mut error: Value) -> Value {
+/// A 2026 error shaped for a 2025-era peer: the codes 2026 added become the generic ones.
+fn session_error(mut error: Value) -> Value {
     let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
-    error["code"] = json!(legacy_code(code));
+    error["code"] = json!(session_code(code));
     error
 }
 
-/// The code a legacy peer gets for the error code `code`.
-fn legacy_code(code: i64) -> i64 {
+/// The code a 2025-era peer gets for the error code `code`.
+fn session_code(code: i64) -> i64 {
     match code {
         error_codes::HEADER_MISMATCH | error_codes::UNSUPPORTED_PROTOCOL_VERSION => {
             error_codes::INVALID_REQUEST
@@ -173,20 +173,20 @@ fn legacy_code(code: i64) -> i64 {
     }
 }
 
-/// The result members 2026 added, which a legacy peer does not get.
-const MODERN_ONLY: [&str; 3] = ["resultType", "ttlMs", "cacheScope"];
+/// The result members 2026 added, which a 2025-era peer does not get.
+const STATELESS_ONLY: [&str; 3] = ["resultType", "ttlMs", "cacheScope"];
 
-/// A 2026 result shaped for a legacy peer: no `resultType`, no 2026-only cache hints.
-fn legacy_result(mut result: Value) -> Value {
+/// A 2026 result shaped for a 2025-era peer: no `resultType`, no 2026-only cache hints.
+fn session_result(mut result: Value) -> Value {
     if let Some(m) = result.as_object_mut() {
-        for key in MODERN_ONLY {
+        for key in STATELESS_ONLY {
             m.remove(key);
         }
     }
     result
 }
 
-/// The members of every legacy `initialize` result after its version: the capabilities (the
+/// The members of every 2025-era `initialize` result after its version: the capabilities (the
 /// catalog may change while a session lasts, so every kind is declared), the server's
 /// `serverInfo` and its instructions, as JSON object members.
 pub(crate) fn hello_members(
@@ -213,7 +213,7 @@ type Client = (Value, Option<Value>);
 /// the client's capabilities and its `clientInfo` (none if it sent none).
 #[cfg(feature = "http")]
 fn meta_members(version: &'static str, capabilities: &str, client_info: Option<&str>) -> String {
-    // The keys and the version (one of `LEGACY_VERSIONS`) are constants that need no escaping.
+    // The keys and the version (one of `SESSION_VERSIONS`) are constants that need no escaping.
     let parts = [
         "\"",
         crate::wire::META_VERSION,
@@ -272,24 +272,24 @@ struct Hello<'a> {
     trees: Option<Client>,
 }
 
-/// The version a legacy client asked for if it is served, else the newest legacy version.
+/// The version a 2025-era client asked for if it is served, else the newest 2025-era version.
 fn negotiate(requested: Option<&str>) -> &'static str {
-    LEGACY_VERSIONS
+    SESSION_VERSIONS
         .iter()
         .find(|v| Some(**v) == requested)
         .copied()
-        .unwrap_or(LEGACY_VERSIONS[0])
+        .unwrap_or(SESSION_VERSIONS[0])
 }
 
 impl Server {
-    /// Whether this server opens legacy sessions.
+    /// Whether this server opens 2025 sessions.
     #[cfg(feature = "http")]
-    pub(crate) fn serves_legacy(&self) -> bool {
-        self.legacy
+    pub(crate) fn serves_sessions(&self) -> bool {
+        self.sessions
     }
 
-    /// Answer a legacy `initialize`: the reply text, and the session it opens (none if the
-    /// server does not serve legacy clients, or the request is malformed). What the session
+    /// Answer a 2025-era `initialize`: the reply text, and the session it opens (none if the
+    /// server does not serve 2025-era clients, or the request is malformed). What the session
     /// keeps of the client (its capabilities and `clientInfo`, both JSON objects) must fit in
     /// `limits.bytes` bytes of JSON, or the `initialize` is refused with -32602: a session holds
     /// it for its whole life and puts it in every request it serves.
@@ -306,8 +306,8 @@ impl Server {
                 return (error_text(None, error), None);
             }
         };
-        if !self.legacy {
-            // A modern-only server names the versions it supports.
+        if !self.sessions {
+            // A 2026-only server names the versions it supports.
             let requested = message
                 .get("params")
                 .and_then(|p| p.get("protocolVersion"))
@@ -359,13 +359,13 @@ impl Server {
         self.open_session(hello, limits)
     }
 
-    /// Answer a legacy `initialize` read without a JSON tree, as [`Server::initialize`] answers
-    /// a parsed one; only a request that way has taken, and only on a server that opens legacy
+    /// Answer a 2025-era `initialize` read without a JSON tree, as [`Server::initialize`] answers
+    /// a parsed one; only a request that way has taken, and only on a server that opens 2025-era
     /// sessions.
     #[cfg(feature = "http")]
     pub(crate) fn initialize_read(
         &self,
-        request: LegacyInitialize<'_>,
+        request: SessionInitialize<'_>,
         limits: &SessionLimits,
     ) -> (String, Option<Arc<Session>>) {
         let hello = Hello {
@@ -423,18 +423,18 @@ impl Server {
             r#","result":{"protocolVersion":""#,
             version,
             "\",",
-            &self.legacy_hello,
+            &self.session_hello,
             "}}",
         ]
         .concat();
-        tracing::info!(version, "legacy session opened");
+        tracing::info!(version, "2025 session opened");
         (reply, Some(Arc::new(session)))
     }
 
-    /// Take a message of a legacy session that is not a request (a response to one of the
+    /// Take a message of a 2025 session that is not a request (a response to one of the
     /// session's requests, handed to the ask that waits for it; a notification, which needs
     /// nothing): nothing is answered.
-    pub(crate) fn accept_legacy(&self, session: &Session, mut message: Map<String, Value>) {
+    pub(crate) fn accept_in_session(&self, session: &Session, mut message: Map<String, Value>) {
         if message.contains_key("method") {
             return;
         }
@@ -453,9 +453,9 @@ impl Server {
     }
 
     /// Hand a client's response, read without a JSON tree, to the ask of `session` that waits
-    /// for it (as [`Server::accept_legacy`] does for a parsed one).
+    /// for it (as [`Server::accept_in_session`] does for a parsed one).
     #[cfg(feature = "http")]
-    pub(crate) fn accept_response(&self, session: &Session, response: LegacyResponse<'_>) {
+    pub(crate) fn accept_response(&self, session: &Session, response: SessionResponse<'_>) {
         let outcome = match response.outcome {
             Ok(result) => Ok(result.to_owned()),
             Err(error) => Err(client_error(crate::wire::from_text(error.get()))),
@@ -463,11 +463,11 @@ impl Server {
         deliver(session, response.id, outcome);
     }
 
-    /// Handle one message of a legacy session, as the transport parsed it: the reply text to
+    /// Handle one message of a 2025 session, as the transport parsed it: the reply text to
     /// write back, if any. Responses from the client to the session's own requests are handed to
     /// the asks that wait for them. `out` carries the session's requests to the client and the
     /// request's notifications.
-    pub(crate) async fn handle_legacy(
+    pub(crate) async fn handle_in_session(
         &self,
         session: &Session,
         mut message: Value,
@@ -486,7 +486,7 @@ impl Server {
             .and_then(Value::as_str)
             .map(str::to_string)
         else {
-            self.accept_legacy(session, std::mem::take(object));
+            self.accept_in_session(session, std::mem::take(object));
             return None;
         };
         let Some(id) = id else {
@@ -538,12 +538,12 @@ impl Server {
                 return simple(json!({}));
             }
             "subscriptions/listen" | "server/discover" => {
-                // Modern-only methods; a legacy session has its own ways.
+                // 2026-only methods; a 2025 session has its own ways.
                 return Some(error_text(Some(&id), Error::method_not_found(&method)));
             }
             _ => {}
         }
-        // Everything else is a request the handlers serve: give it the `_meta` a modern request
+        // Everything else is a request the handlers serve: give it the `_meta` a 2026 request
         // would carry, from the session.
         let params = object
             .entry("params")
@@ -580,12 +580,12 @@ impl Server {
             Ok(t) => t,
             Err(e) => return Some(error_text(Some(&id), Error::internal(e.to_string()))),
         };
-        self.serve_legacy(session, &text, principal, out).await
+        self.serve_in_session(session, &text, principal, out).await
     }
 
-    /// Serve a request of a legacy session that a handler answers, `text` being the request
+    /// Serve a request of a 2025 session that a handler answers, `text` being the request
     /// with the session's `_meta` in it: the reply text, shaped for the session's version.
-    pub(crate) async fn serve_legacy(
+    pub(crate) async fn serve_in_session(
         &self,
         session: &Session,
         text: &[u8],
@@ -607,12 +607,12 @@ impl Server {
                 },
             )
             .await?;
-        Some(legacy_reply(reply))
+        Some(session_reply(reply))
     }
 }
 
 impl Server {
-    /// Send a legacy session the notifications 2025 clients get unasked: list changes, and
+    /// Send a 2025 session the notifications 2025 clients get unasked: list changes, and
     /// updates of the resources it subscribed to. Runs until `out` closes.
     pub(crate) async fn forward_changes(&self, session: &Session, out: &Notifier) {
         use crate::resume::events::{Change, ListKind};
@@ -644,35 +644,35 @@ impl Server {
     }
 }
 
-/// A reply shaped for a legacy peer, as text: the result without the fields 2026 added, an
-/// error with a code legacy peers know. Written from the typed reply in one pass.
-fn legacy_reply(reply: Reply) -> String {
+/// A reply shaped for a 2025-era peer, as text: the result without the fields 2026 added, an
+/// error with a code 2025-era peers know. Written from the typed reply in one pass.
+fn session_reply(reply: Reply) -> String {
     match reply {
         Reply::Result(id, mut result) => {
-            if strip_modern(&mut result) {
+            if strip_stateless_only(&mut result) {
                 Reply::Result(id, result).to_json()
             } else {
                 // A result this runtime does not shape by type: through its JSON.
                 let mut value = Reply::Result(id, result).to_value();
                 if let Some(result) = value.get_mut("result") {
-                    *result = legacy_result(result.take());
+                    *result = session_result(result.take());
                 }
                 value.to_string()
             }
         }
         Reply::Error(mut e) => {
-            e.error.code = legacy_code(e.error.code);
+            e.error.code = session_code(e.error.code);
             Reply::Error(e).to_json()
         }
     }
 }
 
-/// Drop what a legacy peer does not know from `result` (`resultType`, the cache hints);
+/// Drop what a 2025-era peer does not know from `result` (`resultType`, the cache hints);
 /// false for a kind of result not handled here.
-fn strip_modern(result: &mut ServerResult) -> bool {
+fn strip_stateless_only(result: &mut ServerResult) -> bool {
     fn extra(extra: &mut Map<String, Value>) {
         if !extra.is_empty() {
-            for key in MODERN_ONLY {
+            for key in STATELESS_ONLY {
                 extra.remove(key);
             }
         }

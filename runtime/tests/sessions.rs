@@ -425,7 +425,7 @@ async fn a_legacy_session_hears_of_updates_under_what_it_subscribed_to_until_it_
 async fn a_server_without_legacy_refuses_initialize_naming_its_versions() {
     let s = Arc::new(
         Server::builder()
-            .legacy(false)
+            .sessions(false)
             .tool(chatty)
             .build()
             .unwrap(),

@@ -3,9 +3,9 @@
 
 use super::*;
 
-/// A legacy HTTP session, as its streams are read and its responses POSTed: the endpoint, the
+/// A 2025-era HTTP session, as its streams are read and its responses POSTed: the endpoint, the
 /// negotiated version and the session id.
-pub(super) struct LegacyHttp {
+pub(super) struct SessionHttp {
     pub(super) url: String,
     pub(super) http: HttpClient,
     /// The client's own headers ([`Client::header`], [`Client::headers_from`]), sent on every
@@ -51,7 +51,7 @@ impl Cursor {
     }
 }
 
-impl LegacyHttp {
+impl SessionHttp {
     pub(super) fn request(
         &self,
         method: hyper::Method,
@@ -126,12 +126,12 @@ impl LegacyHttp {
     }
 }
 
-/// Read a legacy session's standalone (GET) stream (opened as `first`, or opened here) for as
-/// long as the client lives, delivering what the server sends ([`LegacyHttp::deliver`]). The
+/// Read a 2025 session's standalone (GET) stream (opened as `first`, or opened here) for as
+/// long as the client lives, delivering what the server sends ([`SessionHttp::deliver`]). The
 /// stream is reopened after the server's `retry` hint from the last event seen; a server that
 /// refuses it is left alone.
 pub(super) async fn standalone_stream(
-    listener: LegacyHttp,
+    listener: SessionHttp,
     first: Option<hyper::body::Incoming>,
     handler: Arc<dyn InputHandler>,
     notes: Option<mpsc::UnboundedSender<Value>>,
@@ -171,10 +171,10 @@ pub(super) async fn standalone_stream(
     }
 }
 
-/// A request of a legacy HTTP session whose reply has not arrived: if its future is dropped,
+/// A request of a 2025-era HTTP session whose reply has not arrived: if its future is dropped,
 /// `notifications/cancelled` for it is POSTed in the session (from a task of its own).
 pub(super) struct CancelInSession {
-    pub(super) session: LegacyHttp,
+    pub(super) session: SessionHttp,
     /// The request id while the reply is awaited; `None` once it arrived.
     pub(super) id: Option<Value>,
 }

@@ -1,4 +1,4 @@
-//! Reading a 2025 session's request without building a JSON tree ([`LegacyRequest`]), for the
+//! Reading a 2025 session's request without building a JSON tree ([`SessionRequest`]), for the
 //! HTTP transport's common case: a request the handlers answer, given the session's `_meta` by
 //! writing its members into the request's text.
 
@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-/// The methods a legacy session answers itself rather than through the handlers.
+/// The methods a 2025 session answers itself rather than through the handlers.
 const SESSION_METHODS: [&str; 7] = [
     "ping",
     "initialize",
@@ -195,12 +195,12 @@ impl<'de> Deserialize<'de> for Params<'de> {
     }
 }
 
-/// A request of a legacy session that the handlers answer, read from its bytes without building
+/// A request of a 2025 session that the handlers answer, read from its bytes without building
 /// a JSON tree: the common case of a session's traffic. What it cannot take (a response, a
 /// notification, a method the session answers itself, a name written with escapes, params that
 /// are not an object) is read as a `serde_json::Value` instead, which gives each case its exact
 /// answer.
-pub(crate) struct LegacyRequest<'a> {
+pub(crate) struct SessionRequest<'a> {
     /// The members other than `params`.
     members: Members<'a>,
     params: Members<'a>,
@@ -208,21 +208,21 @@ pub(crate) struct LegacyRequest<'a> {
     id: &'a RawValue,
 }
 
-/// A message of a legacy session read from its bytes without building a JSON tree, when it is
+/// A message of a 2025 session read from its bytes without building a JSON tree, when it is
 /// one of the kinds this way can take (the rest are read as a `serde_json::Value`).
 pub(crate) enum SessionMessage<'a> {
     /// A request the handlers answer.
-    Request(LegacyRequest<'a>),
+    Request(SessionRequest<'a>),
     /// A notification the session has nothing to do for: any but `notifications/cancelled`.
     Notification,
     /// A response to one of the session's requests to the client.
-    Response(LegacyResponse<'a>),
+    Response(SessionResponse<'a>),
 }
 
 /// A client's response to one of the session's requests, read without a JSON tree: the id as
 /// it was sent (an integer, or a string without escapes) and the result's or the error's JSON
 /// text.
-pub(crate) struct LegacyResponse<'a> {
+pub(crate) struct SessionResponse<'a> {
     pub(crate) id: &'a str,
     pub(crate) outcome: Result<&'a RawValue, &'a RawValue>,
 }
@@ -240,25 +240,27 @@ impl<'a> SessionMessage<'a> {
                 (None, Some(error)) => Err(error),
                 _ => return None,
             };
-            return Some(SessionMessage::Response(LegacyResponse {
+            return Some(SessionMessage::Response(SessionResponse {
                 id: id.get(),
                 outcome,
             }));
         };
         let method: &'a str = crate::wire::from_text(method.get()).ok()?;
         match id {
-            Some(id) => LegacyRequest::of(members, params, method, id).map(SessionMessage::Request),
+            Some(id) => {
+                SessionRequest::of(members, params, method, id).map(SessionMessage::Request)
+            }
             None if method == "notifications/cancelled" => None,
             None => Some(SessionMessage::Notification),
         }
     }
 }
 
-/// A legacy `initialize` read from its bytes without building a JSON tree, for the HTTP
+/// A 2025-era `initialize` read from its bytes without building a JSON tree, for the HTTP
 /// transport: what the session it opens keeps, borrowed from the request. The capabilities and
 /// `clientInfo` are kept as the client wrote them, and written so into every request of the
 /// session.
-pub(crate) struct LegacyInitialize<'a> {
+pub(crate) struct SessionInitialize<'a> {
     /// The id, as JSON text: an integer or a string without escapes.
     pub(crate) id: &'a str,
     /// The `protocolVersion` asked for, when it is a string.
@@ -269,8 +271,8 @@ pub(crate) struct LegacyInitialize<'a> {
     pub(crate) client_info: Option<&'a RawValue>,
 }
 
-impl<'a> LegacyInitialize<'a> {
-    /// Read `bytes` as a legacy `initialize` (no modern `_meta` version), if this way can take
+impl<'a> SessionInitialize<'a> {
+    /// Read `bytes` as a 2025-era `initialize` (no 2026 `_meta` version), if this way can take
     /// it; what it cannot (any error, a name or string written with escapes, a large id, a
     /// request over `budget`) is read as a `serde_json::Value` instead, which answers each case
     /// exactly. The capabilities and `clientInfo` must read as their 2026 types: each request of
@@ -317,7 +319,7 @@ impl<'a> LegacyInitialize<'a> {
         }
         let caps_text = capabilities.map_or("{}", RawValue::get);
         super::client_reads(caps_text, client_info.map(RawValue::get)).ok()?;
-        Some(LegacyInitialize {
+        Some(SessionInitialize {
             id,
             requested,
             capabilities,
@@ -326,7 +328,7 @@ impl<'a> LegacyInitialize<'a> {
     }
 }
 
-impl<'a> LegacyRequest<'a> {
+impl<'a> SessionRequest<'a> {
     /// Read `bytes` as a request the handlers answer, if it is one this way can take.
     #[cfg(test)]
     pub(crate) fn read(bytes: &'a [u8]) -> Option<Self> {
@@ -348,7 +350,7 @@ impl<'a> LegacyRequest<'a> {
             return None;
         }
         let params = params.members()?;
-        Some(LegacyRequest {
+        Some(SessionRequest {
             members,
             params,
             method,
@@ -375,7 +377,7 @@ impl<'a> LegacyRequest<'a> {
             .ok()
     }
 
-    /// The request as a modern request of `session` would carry it: the session's `_meta`
+    /// The request as a 2026 request of `session` would carry it: the session's `_meta`
     /// members put into `params._meta` (replacing any the client sent under the same names);
     /// none when its `_meta` is not an object this way can read.
     pub(crate) fn with_session_meta(&self, session: &Session) -> Option<Vec<u8>> {
@@ -491,7 +493,7 @@ mod tests {
     }
 
     fn rewritten(text: &str, session: &Session) -> Value {
-        let request = LegacyRequest::read(text.as_bytes()).expect("read");
+        let request = SessionRequest::read(text.as_bytes()).expect("read");
         let out = request.with_session_meta(session).expect("rewritten");
         serde_json::from_slice(&out).expect("the rewritten request is JSON")
     }
@@ -516,7 +518,7 @@ mod tests {
         );
         assert!(meta.get(crate::wire::META_LOG_LEVEL).is_none());
         // What the handlers are given is a request of the session's version.
-        let out = LegacyRequest::read(text.as_bytes())
+        let out = SessionRequest::read(text.as_bytes())
             .unwrap()
             .with_session_meta(&s)
             .unwrap();
@@ -568,7 +570,7 @@ mod tests {
         ] {
             let text =
                 format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
-            assert!(LegacyRequest::read(text.as_bytes()).is_none(), "{text}");
+            assert!(SessionRequest::read(text.as_bytes()).is_none(), "{text}");
         }
         // A notification's params are not looked at.
         let text = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":[1]}"#;
@@ -596,11 +598,11 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"#,
             r#"[1]"#,
         ] {
-            assert!(LegacyRequest::read(text.as_bytes()).is_none(), "{text}");
+            assert!(SessionRequest::read(text.as_bytes()).is_none(), "{text}");
         }
         // A `_meta` that is not an object: the parsed path gives the error.
         let text = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":3}}"#;
-        let request = LegacyRequest::read(text.as_bytes()).unwrap();
+        let request = SessionRequest::read(text.as_bytes()).unwrap();
         assert!(request.with_session_meta(&session(None)).is_none());
     }
 
@@ -710,8 +712,8 @@ mod tests {
 
     const BUDGET: usize = 200;
 
-    fn limits(ask_timeout: Duration, bytes: usize) -> crate::server::legacy::SessionLimits {
-        crate::server::legacy::SessionLimits {
+    fn limits(ask_timeout: Duration, bytes: usize) -> crate::server::session::SessionLimits {
+        crate::server::session::SessionLimits {
             ask_timeout,
             bytes,
             subscriptions: 16,
@@ -731,7 +733,7 @@ mod tests {
         let taken = [
             r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{},"roots":{"listChanged":true}},"clientInfo":{"name":"c","version":"1"}}}"#,
             // Members in another order, whitespace, a string id, an unknown version (the newest
-            // legacy one is agreed), a version that is not a string, no params at all.
+            // 2025-era one is agreed), a version that is not a string, no params at all.
             "{ \"params\" : { \"clientInfo\" : { \"name\" : \"c\" , \"version\" : \"1\" } , \"capabilities\" : { \"sampling\" : { } } } , \"method\" : \"initialize\" , \"id\" : \"x-1\" }",
             r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"1999-01-01"}}"#,
             r#"{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":7,"capabilities":{}}}"#,
@@ -741,7 +743,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"capabilities":{"experimental":{"x":{"a":1}},"extra":[1]},"clientInfo":{"name":"c","version":"1","title":"T","more":null}}}"#,
         ];
         for text in taken {
-            let read = LegacyInitialize::read(text.as_bytes(), BUDGET)
+            let read = SessionInitialize::read(text.as_bytes(), BUDGET)
                 .unwrap_or_else(|| panic!("taken without a tree: {text}"));
             let (reply, session) = server.initialize_read(read, &limits(timeout, BUDGET));
             let fast = opened(reply, session);
@@ -754,7 +756,7 @@ mod tests {
             assert!(tree.1.is_some(), "{text}");
         }
         let left = [
-            // Not an initialize, or a modern one.
+            // Not an initialize, or a 2026 one.
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
             // Ids a parsed initialize refuses or writes differently.
@@ -782,7 +784,7 @@ mod tests {
         ];
         for text in left {
             assert!(
-                LegacyInitialize::read(text.as_bytes(), BUDGET).is_none(),
+                SessionInitialize::read(text.as_bytes(), BUDGET).is_none(),
                 "{text}"
             );
         }
@@ -842,14 +844,14 @@ mod tests {
             let timeout = Duration::from_secs(1);
             // As a tree: a session that opens gives every request a `_meta` that reads.
             let tree: Option<Value> = serde_json::from_str(&text).ok();
-            let tree = tree.filter(crate::server::legacy::is_legacy_initialize).map(|tree| {
+            let tree = tree.filter(crate::server::session::is_session_initialize).map(|tree| {
                 let (reply, session) = server.initialize(tree, &limits(timeout, budget));
                 opened(reply, session)
             });
             if let Some((_, Some((_, _, typed, _)))) = &tree {
                 proptest::prop_assert!(typed.is_ok(), "{}: {:?}", text, typed);
             }
-            if let Some(read) = LegacyInitialize::read(text.as_bytes(), budget) {
+            if let Some(read) = SessionInitialize::read(text.as_bytes(), budget) {
                 let (reply, session) = server.initialize_read(read, &limits(timeout, budget));
                 proptest::prop_assert_eq!(Some(opened(reply, session)), tree, "{}", text);
             }
@@ -862,7 +864,7 @@ mod tests {
         let timeout = Duration::from_secs(1);
         let call = br#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/clientInfo":{"name":"mine","version":"1"}}}}"#;
         let without = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}"#;
-        let read = LegacyInitialize::read(without.as_bytes(), BUDGET).expect("taken");
+        let read = SessionInitialize::read(without.as_bytes(), BUDGET).expect("taken");
         let by_tree = server.initialize(
             serde_json::from_str(without).unwrap(),
             &limits(timeout, BUDGET),
@@ -872,7 +874,7 @@ mod tests {
             by_tree,
         ] {
             let session = session.expect("opened");
-            let out = LegacyRequest::read(call)
+            let out = SessionRequest::read(call)
                 .unwrap()
                 .with_session_meta(&session)
                 .unwrap();
@@ -902,7 +904,7 @@ mod tests {
             let text = format!(
                 r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{{params}}}}}"#
             );
-            assert!(LegacyInitialize::read(text.as_bytes(), BUDGET).is_none());
+            assert!(SessionInitialize::read(text.as_bytes(), BUDGET).is_none());
             let (reply, session) = server.initialize(
                 serde_json::from_str(&text).unwrap(),
                 &limits(timeout, BUDGET),

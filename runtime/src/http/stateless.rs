@@ -1,6 +1,6 @@
 //! The stateless (2026-07-28) POST: the MCP headers checked against the body (400, -32020),
 //! the caller's scopes for a `tools/call` (403), then the server core, answered as JSON or, when
-//! the handler sends notifications, as an SSE stream ending with the response. What the modern
+//! the handler sends notifications, as an SSE stream ending with the response. What the 2026
 //! read cannot take may be 2025-era: an `initialize` opens a session.
 
 use super::config::Core;
@@ -28,19 +28,19 @@ pub(crate) async fn post(
     caller: Caller,
     in_flight: Option<InFlight>,
 ) -> Response {
-    // What the modern path cannot read may be 2025-era: an `initialize`, or a request that
+    // What the stateless path cannot read may be 2025-era: an `initialize`, or a request that
     // needs its session. A POST without a 2026 version header is looked at as such before the
-    // modern read (a modern body is never taken for a 2025 one), so a 2025 client's
-    // `initialize` is read once; one with it, only when the modern read refuses it.
+    // 2026 read (a 2026 body is never taken for a 2025 one), so a 2025 client's
+    // `initialize` is read once; one with it, only when the 2026 read refuses it.
     let version = header_str(&headers, &PROTOCOL_VERSION);
-    let legacy_header = version.is_none_or(|v| crate::LEGACY_VERSIONS.contains(&v));
-    let read = (!legacy_header).then(|| app.server.read(body));
+    let session_header = version.is_none_or(|v| crate::SESSION_VERSIONS.contains(&v));
+    let read = (!session_header).then(|| app.server.read(body));
     if read
         .as_ref()
         .is_none_or(|incoming| matches!(incoming, Incoming::Rejected(_)))
     {
-        let legacy = sessions.post_without_session(&app, version, body, &caller);
-        if let Some(response) = legacy {
+        let answered = sessions.post_without_session(&app, version, body, &caller);
+        if let Some(response) = answered {
             return response;
         }
     }
@@ -166,15 +166,15 @@ fn check_request(server: &Server, headers: &HeaderMap, incoming: &Incoming) -> R
             let Some(v) = header_str(headers, &PROTOCOL_VERSION) else {
                 return Ok(());
             };
-            let legacy: &[&str] = if server.serves_legacy() {
-                crate::LEGACY_VERSIONS
+            let session_versions: &[&str] = if server.serves_sessions() {
+                crate::SESSION_VERSIONS
             } else {
                 &[]
             };
-            if crate::SUPPORTED_VERSIONS.contains(&v) || legacy.contains(&v) {
+            if crate::SUPPORTED_VERSIONS.contains(&v) || session_versions.contains(&v) {
                 return Ok(());
             }
-            let supported = [crate::SUPPORTED_VERSIONS, legacy].concat();
+            let supported = [crate::SUPPORTED_VERSIONS, session_versions].concat();
             return Err(Reply::error(
                 None,
                 Error::unsupported_protocol_version(v, &supported),
