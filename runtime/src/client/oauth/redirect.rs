@@ -1,0 +1,150 @@
+//! Where the user approves: the host's [`AuthorizationHandler`], a loopback listener for
+//! desktop hosts, and an approver for servers that need no user.
+
+use super::*;
+
+/// The host's part in the authorization code grant: show the user the authorization page and
+/// hand back where the authorization server sent the browser.
+pub trait AuthorizationHandler: Send + Sync + 'static {
+    /// The redirect URI sent with each authorization request (and registered, when the client
+    /// registers itself).
+    fn redirect_uri(&self) -> String;
+
+    /// Have the user approve `url` (open it in a browser, or show it), and return the URL the
+    /// authorization server redirected to, with its query (`code`, `state`, `iss`, or `error`).
+    fn authorize(&self, url: Url) -> BoxFuture<Result<Url, ClientError>>;
+}
+
+/// How long the loopback listener waits for a connection's request.
+pub(crate) const LOOPBACK_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// An [`AuthorizationHandler`] for a desktop or command-line host: the redirect comes back to
+/// a listener on the loopback interface. `show` is given the authorization URL (open a
+/// browser, or print it); the page the browser lands on says it may be closed.
+pub struct Loopback {
+    pub(crate) listener: Arc<tokio::net::TcpListener>,
+    pub(crate) port: u16,
+    pub(crate) show: Arc<dyn Fn(&Url) + Send + Sync>,
+}
+
+impl Loopback {
+    /// Listen on `127.0.0.1` at a free port.
+    pub async fn bind(show: impl Fn(&Url) + Send + Sync + 'static) -> std::io::Result<Self> {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
+        let port = listener.local_addr()?.port();
+        Ok(Loopback {
+            listener: Arc::new(listener),
+            port,
+            show: Arc::new(show),
+        })
+    }
+}
+
+impl AuthorizationHandler for Loopback {
+    fn redirect_uri(&self) -> String {
+        format!("http://127.0.0.1:{}/callback", self.port)
+    }
+
+    fn authorize(&self, url: Url) -> BoxFuture<Result<Url, ClientError>> {
+        let listener = self.listener.clone();
+        let base = self.redirect_uri();
+        (self.show)(&url);
+        Box::pin(async move {
+            loop {
+                let (stream, _) = listener
+                    .accept()
+                    .await
+                    .map_err(|e| ClientError::Transport(format!("loopback listener: {e}")))?;
+                let (tx, rx) = tokio::sync::oneshot::channel::<String>();
+                let tx = Mutex::new(Some(tx));
+                let service = hyper::service::service_fn(
+                    move |req: hyper::Request<hyper::body::Incoming>| {
+                        let found = req.uri().path() == "/callback";
+                        if found {
+                            if let Some(tx) = crate::wire::lock(&tx).take() {
+                                let _ = tx.send(req.uri().query().unwrap_or_default().to_string());
+                            }
+                        }
+                        let (status, text) = if found {
+                            (200, "Authorization received: you may close this window.")
+                        } else {
+                            (404, "Not found")
+                        };
+                        async move {
+                            hyper::Response::builder()
+                                .status(status)
+                                .header("content-type", "text/plain; charset=utf-8")
+                                .body(Full::new(Bytes::from_static(text.as_bytes())))
+                        }
+                    },
+                );
+                let io = hyper_util::rt::TokioIo::new(stream);
+                // A connection that sends no request in time is dropped, so another local
+                // process cannot hold the login up.
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .timer(hyper_util::rt::TokioTimer::new())
+                    .header_read_timeout(LOOPBACK_READ_TIMEOUT)
+                    .keep_alive(false)
+                    .serve_connection(io, service)
+                    .await;
+                if let Ok(query) = rx.await {
+                    let mut back = Url::parse(&base)
+                        .map_err(|e| ClientError::Transport(format!("{base}: {e}")))?;
+                    back.set_query(Some(&query));
+                    return Ok(back);
+                }
+            }
+        })
+    }
+}
+
+/// An [`AuthorizationHandler`] for authorization servers that approve without a user (test
+/// and CI servers): it requests the authorization URL and returns where the answer redirects,
+/// without following it.
+pub struct AutoApprove {
+    pub(crate) redirect_uri: String,
+    pub(crate) http: HttpClient,
+}
+
+impl AutoApprove {
+    /// A handler that sends `redirect_uri` as the redirect.
+    pub fn new(redirect_uri: &str) -> Self {
+        AutoApprove {
+            redirect_uri: redirect_uri.to_string(),
+            http: crate::client::http_client(),
+        }
+    }
+}
+
+impl AuthorizationHandler for AutoApprove {
+    fn redirect_uri(&self) -> String {
+        self.redirect_uri.clone()
+    }
+
+    fn authorize(&self, url: Url) -> BoxFuture<Result<Url, ClientError>> {
+        let http = self.http.clone();
+        Box::pin(async move {
+            let req = hyper::Request::get(url.as_str())
+                .body(Full::new(Bytes::new()))
+                .map_err(|e| ClientError::Transport(format!("{url}: {e}")))?;
+            let resp = http
+                .request(req)
+                .await
+                .map_err(|e| ClientError::Transport(format!("{url}: {}", causes(&e))))?;
+            let location = resp
+                .headers()
+                .get("location")
+                .and_then(|l| l.to_str().ok())
+                .map(str::to_string);
+            let status = resp.status();
+            let _ = resp.into_body().collect().await;
+            let location = location.ok_or_else(|| {
+                unauthorized(format!(
+                    "the authorization endpoint did not redirect (HTTP {status})"
+                ))
+            })?;
+            url.join(&location)
+                .map_err(|e| unauthorized(format!("redirect {location}: {e}")))
+        })
+    }
+}
