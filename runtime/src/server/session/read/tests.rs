@@ -100,8 +100,7 @@ fn params_read_in_the_same_pass_keep_their_last_value() {
         "\"x\"",
         "true",
     ] {
-        let text =
-            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
+        let text = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
         assert!(SessionRequest::read(text.as_bytes()).is_none(), "{text}");
     }
     // A notification's params are not looked at.
@@ -433,9 +432,8 @@ fn a_client_without_client_info_is_served_and_one_that_does_not_read_is_refused(
             "initialize: capabilities: invalid type",
         ),
     ] {
-        let text = format!(
-            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{{params}}}}}"#
-        );
+        let text =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{{params}}}}}"#);
         assert!(SessionInitialize::read(text.as_bytes(), BUDGET).is_none());
         let (reply, session) = server.initialize(
             serde_json::from_str(&text).unwrap(),
