@@ -92,7 +92,7 @@ impl<T> State<T> {
     }
 }
 
-/// The states a server holds, by type.
+/// The app_state a server holds, by type.
 #[derive(Clone, Default)]
 pub(crate) struct StateMap(HashMap<TypeId, Arc<dyn Any + Send + Sync>>);
 
@@ -154,7 +154,7 @@ impl Drop for CancelSlot {
 
 /// What a call offers the parameters of its handler.
 pub struct CallParts<'a> {
-    pub(crate) states: &'a StateMap,
+    pub(crate) app_state: &'a StateMap,
     pub(crate) principal: Option<&'a Principal>,
     /// The request's method, target and `_meta`.
     pub(crate) method: &'static str,
@@ -214,7 +214,7 @@ pub trait FromCall: Sized {
 
 impl<T: Send + Sync + 'static> FromCall for State<T> {
     fn from_call(parts: &CallParts<'_>) -> Result<Self, Error> {
-        parts.states.get::<T>().map(State).ok_or_else(|| {
+        parts.app_state.get::<T>().map(State).ok_or_else(|| {
             Error::internal(format!(
                 "no state of type {} is registered with the server",
                 std::any::type_name::<T>()

@@ -37,7 +37,7 @@ impl Offer {
 
 pub(crate) struct RegisteredTool {
     pub(crate) handler: Arc<dyn ToolHandler>,
-    /// The digest of `handler.fingerprint()`, as its states carry it.
+    /// The digest of `handler.fingerprint()`, as its app_state carry it.
     pub(crate) fingerprint: FingerprintDigest,
     pub(crate) descriptor: Tool,
     pub(crate) header_params: Arc<[(String, String)]>,
@@ -46,7 +46,7 @@ pub(crate) struct RegisteredTool {
 
 pub(crate) struct RegisteredPrompt {
     pub(crate) handler: Arc<dyn PromptHandler>,
-    /// The digest of `handler.fingerprint()`, as its states carry it.
+    /// The digest of `handler.fingerprint()`, as its app_state carry it.
     pub(crate) fingerprint: FingerprintDigest,
     pub(crate) descriptor: Prompt,
     pub(crate) offer: Offer,
@@ -62,7 +62,7 @@ pub(crate) enum ResourceListing {
 
 pub(crate) struct RegisteredResource {
     pub(crate) handler: Arc<dyn ResourceHandler>,
-    /// The digest of `handler.fingerprint()`, as its states carry it.
+    /// The digest of `handler.fingerprint()`, as its app_state carry it.
     pub(crate) fingerprint: FingerprintDigest,
     pub(crate) listing: ResourceListing,
     pub(crate) offer: Offer,
@@ -129,7 +129,7 @@ pub(crate) struct Shared {
     /// Changes are made one at a time (each reads the snapshot it replaces).
     writing: Mutex<()>,
     changes: tokio::sync::broadcast::Sender<Change>,
-    states: StateMap,
+    app_state: StateMap,
     #[cfg(feature = "skills")]
     pub(crate) skills: Option<Arc<crate::skills::Skills>>,
 }
@@ -138,14 +138,14 @@ impl Shared {
     pub(crate) fn new(
         registry: Registry,
         changes: tokio::sync::broadcast::Sender<Change>,
-        states: StateMap,
+        app_state: StateMap,
         #[cfg(feature = "skills")] skills: Option<Arc<crate::skills::Skills>>,
     ) -> Self {
         Shared {
             current: ArcSwap::from_pointee(registry),
             writing: Mutex::new(()),
             changes,
-            states,
+            app_state,
             #[cfg(feature = "skills")]
             skills,
         }
@@ -212,9 +212,9 @@ impl fmt::Debug for Catalog {
     }
 }
 
-/// The first state type `needs` names that `states` lacks.
-fn missing(states: &StateMap, name: &str, needs: Vec<Need>) -> Result<(), CatalogError> {
-    match needs.into_iter().find(|n| !states.contains(n.type_id)) {
+/// The first state type `needs` names that `app_state` lacks.
+fn missing(app_state: &StateMap, name: &str, needs: Vec<Need>) -> Result<(), CatalogError> {
+    match needs.into_iter().find(|n| !app_state.contains(n.type_id)) {
         Some(Need { type_name, .. }) => Err(CatalogError::MissingState {
             handler: name.to_string(),
             type_name,
@@ -234,7 +234,7 @@ impl Catalog {
     pub fn add_tool(&self, tool: impl ToolHandler) -> Result<(), CatalogError> {
         let tool = RegisteredTool::new(Arc::new(tool));
         missing(
-            &self.shared.states,
+            &self.shared.app_state,
             &tool.descriptor.name,
             tool.handler.needs(),
         )?;
@@ -281,7 +281,7 @@ impl Catalog {
     pub fn add_prompt(&self, prompt: impl PromptHandler) -> Result<(), CatalogError> {
         let prompt = RegisteredPrompt::new(Arc::new(prompt));
         missing(
-            &self.shared.states,
+            &self.shared.app_state,
             &prompt.descriptor.name,
             prompt.handler.needs(),
         )?;
@@ -324,7 +324,7 @@ impl Catalog {
     pub fn add_resource(&self, resource: impl ResourceHandler) -> Result<(), CatalogError> {
         let resource = RegisteredResource::new(Arc::new(resource));
         missing(
-            &self.shared.states,
+            &self.shared.app_state,
             resource.key(),
             resource.handler.needs(),
         )?;

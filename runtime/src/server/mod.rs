@@ -54,7 +54,7 @@ pub struct Server {
     changes: tokio::sync::broadcast::Sender<Change>,
     /// Set once the server is shutting down: open `subscriptions/listen` streams end.
     closing: tokio::sync::watch::Sender<bool>,
-    states: StateMap,
+    app_state: StateMap,
     /// Whether a 2025-era `initialize` opens a session.
     // Read by the sessions of the transports that serve.
     #[cfg_attr(not(any(feature = "http", feature = "stdio")), allow(dead_code))]
@@ -92,7 +92,7 @@ pub struct ServerBuilder {
     codec_hook: Option<Box<dyn FnOnce(RequestStateCodec) -> RequestStateCodec>>,
     completion: Option<CompletionFn>,
     page_size: usize,
-    states: StateMap,
+    app_state: StateMap,
     sessions: bool,
     #[cfg(feature = "tasks")]
     tasks: TaskSettings,
@@ -182,7 +182,7 @@ impl Server {
             codec_hook: None,
             completion: None,
             page_size: 100,
-            states: StateMap::default(),
+            app_state: StateMap::default(),
             sessions: true,
             #[cfg(feature = "tasks")]
             tasks: TaskSettings::default(),
@@ -243,7 +243,7 @@ impl ServerBuilder {
         }
     }
 
-    /// Check every request against the rules its schema states (lengths, patterns, formats such
+    /// Check every request against the rules its schema app_state (lengths, patterns, formats such
     /// as `uri`, bounds, item counts; see `oxmcp_schema::Validate`) before serving it, and answer
     /// one that breaks a rule with -32602 and `data: {"path", "rule"}`. Off by default: parsing
     /// is lenient because peers send out-of-range values in the wild, and a handler that needs
@@ -340,7 +340,7 @@ impl ServerBuilder {
     /// Register application state (a database pool, a configuration): every handler parameter
     /// of type `State<T>` receives it. One value per type; registering a type again replaces it.
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
-        self.states.insert(value);
+        self.app_state.insert(value);
         self
     }
 
@@ -417,7 +417,7 @@ impl ServerBuilder {
                 .resources
                 .push(Arc::new(catalog::RegisteredResource::new(handler)));
         }
-        Self::check_needs(&self.states, &registry)?;
+        Self::check_needs(&self.app_state, &registry)?;
         let from_env = match (&self.keys, self.keys_from_env) {
             (None, true) => KeyRing::from_env()?,
             _ => None,
@@ -477,7 +477,7 @@ impl ServerBuilder {
             catalog: Arc::new(catalog::Shared::new(
                 registry,
                 changes.clone(),
-                self.states.clone(),
+                self.app_state.clone(),
                 #[cfg(feature = "skills")]
                 skills,
             )),
@@ -487,7 +487,7 @@ impl ServerBuilder {
             completion: self.completion,
             changes,
             closing: tokio::sync::watch::channel(false).0,
-            states: self.states,
+            app_state: self.app_state,
             sessions: self.sessions,
             #[cfg(feature = "tasks")]
             tasks: Arc::new(engine),
@@ -501,7 +501,7 @@ impl ServerBuilder {
 
 impl ServerBuilder {
     /// Every state type a registered handler takes must be registered too.
-    fn check_needs(states: &StateMap, registry: &catalog::Registry) -> Result<(), BuildError> {
+    fn check_needs(app_state: &StateMap, registry: &catalog::Registry) -> Result<(), BuildError> {
         let needs = registry
             .tools
             .iter()
@@ -520,7 +520,7 @@ impl ServerBuilder {
             );
         for (handler, needs) in needs {
             if let Some(Need { type_name, .. }) =
-                needs.into_iter().find(|n| !states.contains(n.type_id))
+                needs.into_iter().find(|n| !app_state.contains(n.type_id))
             {
                 return Err(BuildError::MissingState { handler, type_name });
             }

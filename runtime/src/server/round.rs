@@ -9,7 +9,8 @@ use super::Server;
 use crate::handler::extract::StateMap;
 use crate::handler::{CallParts, CancelSlot, Principal};
 use crate::request_state::{
-    unix_now, Binding, BindingDigest, FingerprintDigest, Recorded, RequestStateError,
+    unix_now, Binding, BindingDigest, FingerprintDigest, Journal, Recorded, RequestStateError,
+    TokenId,
 };
 use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo, TaskGate};
 use crate::resume::events::Notifier;
@@ -17,7 +18,8 @@ use crate::resume::live::Live;
 use crate::wire::{BoxFuture, Reply};
 use indexmap::IndexMap;
 use oxmcp_schema::{
-    Error, InputRequiredResult, InputResponses, RequestId, RequestMetaObject, ServerResult,
+    Error, InputRequests, InputRequiredResult, InputResponses, RequestId, RequestMetaObject,
+    ServerResult,
 };
 use serde_json::{Map, Value};
 use std::future::Future;
@@ -77,7 +79,7 @@ impl Mode {
 // A plain function returning the future, not an `async fn`: an `async fn` would keep `state`
 // (with the request's `_meta`) in its future beside the call it is moved into.
 pub(crate) fn execute<T>(
-    states: &StateMap,
+    app_state: &StateMap,
     method: &'static str,
     mode: Mode,
     state: CallState,
@@ -91,7 +93,7 @@ pub(crate) fn execute<T>(
     );
     let mut cancel = CancelSlot::default();
     let handler = start(&CallParts {
-        states,
+        app_state,
         principal: state.info.principal.as_ref(),
         method,
         target: &state.info.target,
@@ -122,7 +124,8 @@ pub(super) struct Round<'a> {
     /// Boxed: about 1 KiB that would otherwise be moved with every future that holds a round.
     pub(super) meta: Box<RequestMetaObject>,
     pub(super) responses: InputResponses,
-    pub(super) state: Option<String>,
+    /// The `requestState` the request carries.
+    pub(super) request_state: Option<String>,
     /// The digest of the handler's fingerprint (see [`FingerprintDigest`]).
     pub(super) fingerprint: FingerprintDigest,
     /// Who the call runs for, and where its notifications and asks go.
@@ -200,8 +203,8 @@ impl Server {
         let _ = reason;
     }
 
-    /// One round of a call: start the handler with its parameters, open the state, run the
-    /// handler, finish or suspend.
+    /// One round of a call: open the request state it carries, run the handler from that
+    /// journal with this request's answers, then finish, or suspend with the next request state.
     pub(super) async fn round<T>(
         &self,
         round: Round<'_>,
@@ -214,7 +217,7 @@ impl Server {
             bound,
             meta,
             responses,
-            state,
+            request_state,
             fingerprint,
             caller:
                 Caller {
@@ -225,84 +228,20 @@ impl Server {
             task_gate,
         } = round;
         // A 2025 session has no requestState: its asks are answered in place.
-        let state = if live.is_some() { None } else { state };
-        // The time of a retry that carries a state, read once: the state is checked against it
-        // and the next one expires a lifetime after it (a slow handler makes that lifetime
-        // shorter, never longer). A call without a state reads the clock only if it seals.
-        let now = state.is_some().then(unix_now);
-        // The opened token, whose single use is given back if this retry is refused before it
-        // has any effect.
-        let mut claim = None;
-        let opened = match (&state, now, &bound) {
+        let request_state = if live.is_some() { None } else { request_state };
+        // The time of a retry that carries a request state, read once: the state is checked
+        // against it and the next one expires a lifetime after it (a slow handler makes that
+        // lifetime shorter, never longer). A call without one reads the clock only if it seals.
+        let now = request_state.is_some().then(unix_now);
+        let opened = match (&request_state, now, &bound) {
             (Some(token), Some(now), Some(bound)) => {
-                Some(match self.codec.open_bound(token, bound, now) {
-                    Ok(sealed) => match self.codec.claim_shared(&sealed).await {
-                        Ok(()) => Ok(sealed),
-                        Err(e) => {
-                            // Refused by the shared check: this instance's claim is given back.
-                            self.codec.release_local(&sealed);
-                            Err(e)
-                        }
-                    },
-                    Err(e) => Err(e),
-                })
+                self.open_request_state(token, bound, now, &fingerprint, method, target)
+                    .await?
             }
-            _ => None,
+            _ => Opened::default(),
         };
-        let mut journal = match opened {
-            None => IndexMap::new(),
-            Some(opened) => match opened {
-                Ok(sealed) if sealed.recorded_by_digest(&fingerprint) => {
-                    claim = Some(sealed.token_id);
-                    sealed.journal
-                }
-                Ok(sealed) => {
-                    claim = Some(sealed.token_id);
-                    tracing::info!(
-                        method,
-                        target,
-                        "handler changed since the state was sealed; starting the call over"
-                    );
-                    // What was asked still counts: answers to it are used by key.
-                    let mut kept = IndexMap::new();
-                    if let Some(asked) = sealed.journal.get(ASKED) {
-                        kept.insert(ASKED.to_string(), asked.clone());
-                    }
-                    kept
-                }
-                Err(RequestStateError::GuardUnavailable(why)) => {
-                    self.count_refused("guard_unavailable");
-                    tracing::error!(method, target, reason = %why, "single-use check unavailable");
-                    return Err(Error::internal(
-                        "the requestState cannot be checked now; try again",
-                    ));
-                }
-                Err(e) => {
-                    self.count_refused(match &e {
-                        RequestStateError::Expired => "expired",
-                        RequestStateError::Replayed => "replayed",
-                        RequestStateError::UnknownKey(_) => "unknown_key",
-                        RequestStateError::Authentication => "authentication",
-                        _ => "malformed",
-                    });
-                    tracing::warn!(method, target, reason = %e, "rejected requestState");
-                    return Err(Error::invalid_params("invalid requestState"));
-                }
-            },
-        };
-        // On a retry that carries a state, only answers to what the last round asked count (the
-        // keys are sealed in the journal); others are ignored, and asked again if needed. A
-        // request without a state may still answer asks whose key the tool fixed with `.key()`
-        // (the conformance suite's input-required-result-ignore-extra-params expects that), but
-        // not call-site keys, which were never issued to this client.
-        let asked = journal
-            .shift_remove(ASKED)
-            .and_then(|raw| crate::wire::from_text::<Vec<String>>(raw.get()).ok());
-        let mut responses = responses;
-        if state.is_some() {
-            let asked = asked.unwrap_or_default();
-            responses.retain(|key, _| asked.contains(key));
-        }
+        let Opened { mut journal, claim } = opened;
+        let responses = answers_to_the_last_asks(&mut journal, responses, request_state.is_some());
         let info = RequestInfo {
             method: method.to_string(),
             target: target.to_string(),
@@ -314,90 +253,185 @@ impl Server {
         } else {
             Mode::Rounds
         };
-        let state_ = CallState {
+        let call_state = CallState {
             info,
             responses,
             journal,
             notifier,
             changes: Some(self.changes.clone()),
             answer_limit: self.codec.answer_limit(),
-            stateless: state.is_none(),
+            stateless: request_state.is_none(),
             live,
             task_gate,
             ..Default::default()
         };
-        let (outcome, call) = execute(&self.states, method, mode, state_, start).await;
-        // A retry refused with an error before any step ran had no effect: its state may be
-        // sent again (with other answers, or after the server's fault is fixed).
-        let release = |codec: &crate::request_state::RequestStateCodec| {
+        let (outcome, call) = execute(&self.app_state, method, mode, call_state, start).await;
+        // A retry refused with an error before any step ran had no effect: its request state
+        // may be sent again (with other answers, or after the server's fault is fixed).
+        let release = || {
             if let Some(id) = claim {
                 if !call.lock().stepped {
-                    codec.release_token(id);
+                    self.codec.release_token(id);
                 }
             }
         };
         match outcome {
             Outcome::Done(Ok(result)) => Ok(Finished::Done(result)),
             Outcome::Detached { journal } => Ok(Finished::Detached(journal)),
-            Outcome::Done(Err(error)) => {
-                release(&self.codec);
+            Outcome::Done(Err(error)) | Outcome::Refused(error) => {
+                release();
                 Err(error)
             }
             Outcome::Panicked(message) => {
-                release(&self.codec);
-                tracing::error!(
-                    method,
-                    target,
-                    panic = %message,
-                    "handler panicked"
-                );
+                release();
+                tracing::error!(method, target, panic = %message, "handler panicked");
                 Err(Error::internal("the handler failed unexpectedly"))
-            }
-            Outcome::Refused(error) => {
-                release(&self.codec);
-                Err(error)
             }
             Outcome::Suspended {
                 requests,
-                mut journal,
+                journal,
                 answered,
             } => {
-                let keys: Vec<&String> = requests.keys().collect();
-                if let Ok(raw) = Recorded::of(&keys) {
-                    journal.insert(ASKED.to_string(), raw);
-                }
                 // Only a call that asks in rounds suspends; one in a 2025 session asks in
                 // place and has no binding to seal to.
-                let Some(bound) = bound else {
-                    release(&self.codec);
-                    return Err(Error::internal(
-                        "a call in a 2025 session cannot take rounds",
-                    ));
-                };
-                let sealed = self
-                        .codec
-                        .seal_bound(&bound, &fingerprint, &journal, now.unwrap_or_else(unix_now))
-                        .map_err(|e| match e {
-                            // The answers on this request are what grew it past the cap.
-                            RequestStateError::Oversize(n) if answered => Error::invalid_params(format!(
-                                "the answers on this request would make a requestState of {n} bytes, over the size cap"
-                            )),
-                            RequestStateError::Oversize(n) => Error::internal(format!(
-                                "the call's requestState would be {n} bytes, over the size cap"
-                            )),
-                            other => Error::internal(other.to_string()),
-                        });
-                let token = match sealed {
-                    Ok(token) => token,
-                    Err(e) => {
-                        release(&self.codec);
-                        return Err(e);
+                let sealed = match bound {
+                    Some(bound) => {
+                        let now = now.unwrap_or_else(unix_now);
+                        self.seal_next(&bound, &fingerprint, &requests, journal, answered, now)
                     }
+                    None => Err(Error::internal(
+                        "a call in a 2025 session cannot take rounds",
+                    )),
                 };
+                let token = sealed.inspect_err(|_| release())?;
                 let mut ask = InputRequiredResult::new().with_state(token);
                 ask.input_requests = Some(requests);
                 Ok(Finished::Suspended(Box::new(ask)))
             }
         }
     }
+
+    /// Open the request state `token` a retry carries, for the request `bound` describes, at
+    /// `now`: its journal and its single-use claim; or the error that refuses the retry. A
+    /// state sealed by an earlier version of the handler (another `fingerprint`) starts the
+    /// call over, keeping only which keys were asked.
+    async fn open_request_state(
+        &self,
+        token: &str,
+        bound: &BindingDigest,
+        now: u64,
+        fingerprint: &FingerprintDigest,
+        method: &str,
+        target: &str,
+    ) -> Result<Opened, Error> {
+        let opened = match self.codec.open_bound(token, bound, now) {
+            Ok(sealed) => match self.codec.claim_shared(&sealed).await {
+                Ok(()) => Ok(sealed),
+                Err(e) => {
+                    // Refused by the shared check: this instance's claim is given back.
+                    self.codec.release_local(&sealed);
+                    Err(e)
+                }
+            },
+            Err(e) => Err(e),
+        };
+        match opened {
+            Ok(sealed) if sealed.recorded_by_digest(fingerprint) => Ok(Opened {
+                claim: Some(sealed.token_id),
+                journal: sealed.journal,
+            }),
+            Ok(sealed) => {
+                tracing::info!(
+                    method,
+                    target,
+                    "handler changed since the request state was sealed; starting the call over"
+                );
+                // What was asked still counts: answers to it are used by key.
+                let mut journal = IndexMap::new();
+                if let Some(asked) = sealed.journal.get(ASKED) {
+                    journal.insert(ASKED.to_string(), asked.clone());
+                }
+                Ok(Opened {
+                    claim: Some(sealed.token_id),
+                    journal,
+                })
+            }
+            Err(RequestStateError::GuardUnavailable(why)) => {
+                self.count_refused("guard_unavailable");
+                tracing::error!(method, target, reason = %why, "single-use check unavailable");
+                Err(Error::internal(
+                    "the requestState cannot be checked now; try again",
+                ))
+            }
+            Err(e) => {
+                self.count_refused(match &e {
+                    RequestStateError::Expired => "expired",
+                    RequestStateError::Replayed => "replayed",
+                    RequestStateError::UnknownKey(_) => "unknown_key",
+                    RequestStateError::Authentication => "authentication",
+                    _ => "malformed",
+                });
+                tracing::warn!(method, target, reason = %e, "rejected requestState");
+                Err(Error::invalid_params("invalid requestState"))
+            }
+        }
+    }
+
+    /// Seal the journal of a suspended call, with the keys of the `requests` it now asks, into
+    /// the request state its retry will carry. `answered`: this request brought answers, which
+    /// are then what grew a state past its cap.
+    fn seal_next(
+        &self,
+        bound: &BindingDigest,
+        fingerprint: &FingerprintDigest,
+        requests: &InputRequests,
+        mut journal: Journal,
+        answered: bool,
+        now: u64,
+    ) -> Result<String, Error> {
+        let keys: Vec<&String> = requests.keys().collect();
+        if let Ok(raw) = Recorded::of(&keys) {
+            journal.insert(ASKED.to_string(), raw);
+        }
+        self.codec
+            .seal_bound(bound, fingerprint, &journal, now)
+            .map_err(|e| match e {
+                RequestStateError::Oversize(n) if answered => Error::invalid_params(format!(
+                    "the answers on this request would make a requestState of {n} bytes, over the size cap"
+                )),
+                RequestStateError::Oversize(n) => Error::internal(format!(
+                    "the call's requestState would be {n} bytes, over the size cap"
+                )),
+                other => Error::internal(other.to_string()),
+            })
+    }
+}
+
+/// An opened request state: the journal the call replays from, and the token's single-use
+/// claim, given back if the retry is refused before it has any effect.
+#[derive(Default)]
+struct Opened {
+    journal: Journal,
+    claim: Option<TokenId>,
+}
+
+/// The answers of this request that count. On a retry that carries a request state, only
+/// answers to what the last round asked (the keys are sealed in the journal, taken out of it
+/// here); others are ignored, and asked again if needed. A request without one may still
+/// answer asks whose key the tool fixed with `.key()` (the conformance suite's
+/// input-required-result-ignore-extra-params expects that), but not call-site keys, which were
+/// never issued to this client.
+fn answers_to_the_last_asks(
+    journal: &mut Journal,
+    mut responses: InputResponses,
+    carried_state: bool,
+) -> InputResponses {
+    let asked = journal
+        .shift_remove(ASKED)
+        .and_then(|raw| crate::wire::from_text::<Vec<String>>(raw.get()).ok());
+    if carried_state {
+        let asked = asked.unwrap_or_default();
+        responses.retain(|key, _| asked.contains(key));
+    }
+    responses
 }

@@ -169,7 +169,7 @@ impl TaskEngine {
 struct RunEnv {
     engine: Arc<TaskEngine>,
     handler: Arc<dyn ToolHandler>,
-    states: StateMap,
+    app_state: StateMap,
     changes: tokio::sync::broadcast::Sender<Change>,
     answer_limit: usize,
 }
@@ -314,7 +314,7 @@ impl Server {
         Some(RunEnv {
             engine: self.tasks.clone(),
             handler: registered.handler.clone(),
-            states: self.states.clone(),
+            app_state: self.app_state.clone(),
             changes: self.changes.clone(),
             answer_limit: self.codec.answer_limit(),
         })
@@ -631,7 +631,7 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
     // handler.
     let arguments = record.arguments.clone();
     let running = execute(
-        &env.states,
+        &env.app_state,
         methods::TOOLS_CALL,
         Mode::Task,
         state,
