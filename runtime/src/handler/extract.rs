@@ -92,7 +92,7 @@ impl<T> State<T> {
     }
 }
 
-/// The app_state a server holds, by type.
+/// The application state a server holds, by type.
 #[derive(Clone, Default)]
 pub(crate) struct StateMap(HashMap<TypeId, Arc<dyn Any + Send + Sync>>);
 

@@ -37,7 +37,7 @@ impl Offer {
 
 pub(crate) struct RegisteredTool {
     pub(crate) handler: Arc<dyn ToolHandler>,
-    /// The digest of `handler.fingerprint()`, as its app_state carry it.
+    /// The digest of `handler.fingerprint()`, as request states carry it.
     pub(crate) fingerprint: FingerprintDigest,
     pub(crate) descriptor: Tool,
     pub(crate) header_params: Arc<[(String, String)]>,
@@ -46,7 +46,7 @@ pub(crate) struct RegisteredTool {
 
 pub(crate) struct RegisteredPrompt {
     pub(crate) handler: Arc<dyn PromptHandler>,
-    /// The digest of `handler.fingerprint()`, as its app_state carry it.
+    /// The digest of `handler.fingerprint()`, as request states carry it.
     pub(crate) fingerprint: FingerprintDigest,
     pub(crate) descriptor: Prompt,
     pub(crate) offer: Offer,
@@ -62,7 +62,7 @@ pub(crate) enum ResourceListing {
 
 pub(crate) struct RegisteredResource {
     pub(crate) handler: Arc<dyn ResourceHandler>,
-    /// The digest of `handler.fingerprint()`, as its app_state carry it.
+    /// The digest of `handler.fingerprint()`, as request states carry it.
     pub(crate) fingerprint: FingerprintDigest,
     pub(crate) listing: ResourceListing,
     pub(crate) offer: Offer,
@@ -232,35 +232,20 @@ impl Catalog {
     /// handler it started with; its retries resume on the new one only if the handler's code is
     /// the same, else they start over). Refused when the tool needs state the server lacks.
     pub fn add_tool(&self, tool: impl ToolHandler) -> Result<(), CatalogError> {
-        let tool = RegisteredTool::new(Arc::new(tool));
-        missing(
-            &self.shared.app_state,
-            &tool.descriptor.name,
-            tool.handler.needs(),
-        )?;
-        self.shared.update(ListKind::Tools, |r| {
-            r.tools.insert(tool.descriptor.name.clone(), Arc::new(tool));
-            (true, ())
-        });
-        Ok(())
+        self.add(RegisteredTool::new(Arc::new(tool)))
     }
 
     /// Stop offering the tool `name`: it is no longer listed, a call to it is answered as for an
     /// unknown tool, and a retry that carries a `requestState` for it is refused. Whether it
     /// was there.
     pub fn remove_tool(&self, name: &str) -> bool {
-        self.shared.update(ListKind::Tools, |r| {
-            let removed = r.tools.shift_remove(name).is_some();
-            (removed, removed)
-        })
+        self.remove::<RegisteredTool>(name)
     }
 
     /// Offer the tool `name` again (`true`) or withdraw it while keeping it registered
     /// (`false`). Whether it exists.
     pub fn enable_tool(&self, name: &str, enabled: bool) -> bool {
-        self.shared.update(ListKind::Tools, |r| {
-            edit_tool(r, name, |o| o.disabled = !enabled)
-        })
+        self.edit::<RegisteredTool>(name, |o| o.disabled = !enabled)
     }
 
     /// Show the tool `name` only to callers `visible` accepts (a predicate over the caller's
@@ -271,41 +256,22 @@ impl Catalog {
         name: &str,
         visible: impl Fn(Option<&Principal>) -> bool + Send + Sync + 'static,
     ) -> bool {
-        let visible: Visibility = Arc::new(visible);
-        self.shared.update(ListKind::Tools, |r| {
-            edit_tool(r, name, |o| o.visible = Some(visible.clone()))
-        })
+        self.edit::<RegisteredTool>(name, |o| o.visible = Some(Arc::new(visible)))
     }
 
     /// Offer `prompt`, replacing a prompt of the same name.
     pub fn add_prompt(&self, prompt: impl PromptHandler) -> Result<(), CatalogError> {
-        let prompt = RegisteredPrompt::new(Arc::new(prompt));
-        missing(
-            &self.shared.app_state,
-            &prompt.descriptor.name,
-            prompt.handler.needs(),
-        )?;
-        self.shared.update(ListKind::Prompts, |r| {
-            r.prompts
-                .insert(prompt.descriptor.name.clone(), Arc::new(prompt));
-            (true, ())
-        });
-        Ok(())
+        self.add(RegisteredPrompt::new(Arc::new(prompt)))
     }
 
     /// Stop offering the prompt `name`. Whether it was there.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        self.shared.update(ListKind::Prompts, |r| {
-            let removed = r.prompts.shift_remove(name).is_some();
-            (removed, removed)
-        })
+        self.remove::<RegisteredPrompt>(name)
     }
 
     /// Offer the prompt `name` again, or withdraw it. Whether it exists.
     pub fn enable_prompt(&self, name: &str, enabled: bool) -> bool {
-        self.shared.update(ListKind::Prompts, |r| {
-            edit_prompt(r, name, |o| o.disabled = !enabled)
-        })
+        self.edit::<RegisteredPrompt>(name, |o| o.disabled = !enabled)
     }
 
     /// Show the prompt `name` only to callers `visible` accepts. Whether it exists.
@@ -314,44 +280,22 @@ impl Catalog {
         name: &str,
         visible: impl Fn(Option<&Principal>) -> bool + Send + Sync + 'static,
     ) -> bool {
-        let visible: Visibility = Arc::new(visible);
-        self.shared.update(ListKind::Prompts, |r| {
-            edit_prompt(r, name, |o| o.visible = Some(visible.clone()))
-        })
+        self.edit::<RegisteredPrompt>(name, |o| o.visible = Some(Arc::new(visible)))
     }
 
     /// Offer `resource` (a resource or a template), replacing one with the same URI or template.
     pub fn add_resource(&self, resource: impl ResourceHandler) -> Result<(), CatalogError> {
-        let resource = RegisteredResource::new(Arc::new(resource));
-        missing(
-            &self.shared.app_state,
-            resource.key(),
-            resource.handler.needs(),
-        )?;
-        self.shared.update(ListKind::Resources, |r| {
-            let key = resource.key();
-            r.resources.retain(|x| x.key() != key);
-            r.resources.push(Arc::new(resource));
-            (true, ())
-        });
-        Ok(())
+        self.add(RegisteredResource::new(Arc::new(resource)))
     }
 
     /// Stop offering the resource whose URI or template is `uri`. Whether it was there.
     pub fn remove_resource(&self, uri: &str) -> bool {
-        self.shared.update(ListKind::Resources, |r| {
-            let before = r.resources.len();
-            r.resources.retain(|x| x.key() != uri);
-            let removed = r.resources.len() < before;
-            (removed, removed)
-        })
+        self.remove::<RegisteredResource>(uri)
     }
 
     /// Offer the resource `uri` (its URI or template) again, or withdraw it. Whether it exists.
     pub fn enable_resource(&self, uri: &str, enabled: bool) -> bool {
-        self.shared.update(ListKind::Resources, |r| {
-            edit_resource(r, uri, |o| o.disabled = !enabled)
-        })
+        self.edit::<RegisteredResource>(uri, |o| o.disabled = !enabled)
     }
 
     /// Show the resource `uri` only to callers `visible` accepts. Whether it exists.
@@ -360,9 +304,38 @@ impl Catalog {
         uri: &str,
         visible: impl Fn(Option<&Principal>) -> bool + Send + Sync + 'static,
     ) -> bool {
-        let visible: Visibility = Arc::new(visible);
-        self.shared.update(ListKind::Resources, |r| {
-            edit_resource(r, uri, |o| o.visible = Some(visible.clone()))
+        self.edit::<RegisteredResource>(uri, |o| o.visible = Some(Arc::new(visible)))
+    }
+
+    /// Offer `entry`, replacing the one with the same key, once its state needs are met; the
+    /// listening clients are told its list changed.
+    fn add<E: Entry>(&self, entry: E) -> Result<(), CatalogError> {
+        missing(&self.shared.app_state, entry.key(), entry.needs())?;
+        self.shared.update(E::LIST, |r| {
+            E::insert(r, Arc::new(entry));
+            (true, ())
+        });
+        Ok(())
+    }
+
+    /// Stop offering the entry of kind `E` under `key`. Whether it was there.
+    fn remove<E: Entry>(&self, key: &str) -> bool {
+        self.shared.update(E::LIST, |r| {
+            let removed = E::remove(r, key);
+            (removed, removed)
+        })
+    }
+
+    /// Change how the entry of kind `E` under `key` is offered. Whether it exists.
+    fn edit<E: Entry>(&self, key: &str, change: impl FnOnce(&mut Offer)) -> bool {
+        self.shared.update(E::LIST, |r| {
+            let Some(entry) = E::find(r, key) else {
+                return (false, false);
+            };
+            let mut offer = entry.offer().clone();
+            change(&mut offer);
+            *entry = Arc::new(entry.with_offer(offer));
+            (true, true)
         })
     }
 
@@ -396,55 +369,124 @@ impl Catalog {
     }
 }
 
-fn edit_tool(r: &mut Registry, name: &str, f: impl FnOnce(&mut Offer)) -> (bool, bool) {
-    let Some(entry) = r.tools.get_mut(name) else {
-        return (false, false);
-    };
-    let mut offer = entry.offer.clone();
-    f(&mut offer);
-    *entry = Arc::new(RegisteredTool {
-        handler: entry.handler.clone(),
-        fingerprint: entry.fingerprint,
-        descriptor: entry.descriptor.clone(),
-        header_params: entry.header_params.clone(),
-        offer,
-    });
-    (true, true)
+/// A kind of entry the catalog keeps (tools, prompts, resources): where a registry holds it, by
+/// what key, and how it is copied with another offer. The catalog's operations are written once
+/// over it.
+trait Entry: Sized {
+    /// The list whose listeners hear of a change.
+    const LIST: ListKind;
+    /// The name or URI (template) the entry is found by.
+    fn key(&self) -> &str;
+    /// The state types its handler needs.
+    fn needs(&self) -> Vec<crate::handler::Need>;
+    fn offer(&self) -> &Offer;
+    /// The same entry, offered as `offer` says.
+    fn with_offer(&self, offer: Offer) -> Self;
+    /// Put `entry` in `r`, replacing the one with the same key.
+    fn insert(r: &mut Registry, entry: Arc<Self>);
+    /// Take the entry under `key` out of `r`. Whether it was there.
+    fn remove(r: &mut Registry, key: &str) -> bool;
+    fn find<'r>(r: &'r mut Registry, key: &str) -> Option<&'r mut Arc<Self>>;
 }
 
-fn edit_prompt(r: &mut Registry, name: &str, f: impl FnOnce(&mut Offer)) -> (bool, bool) {
-    let Some(entry) = r.prompts.get_mut(name) else {
-        return (false, false);
-    };
-    let mut offer = entry.offer.clone();
-    f(&mut offer);
-    *entry = Arc::new(RegisteredPrompt {
-        handler: entry.handler.clone(),
-        fingerprint: entry.fingerprint,
-        descriptor: entry.descriptor.clone(),
-        offer,
-    });
-    (true, true)
+impl Entry for RegisteredTool {
+    const LIST: ListKind = ListKind::Tools;
+    fn key(&self) -> &str {
+        &self.descriptor.name
+    }
+    fn needs(&self) -> Vec<crate::handler::Need> {
+        self.handler.needs()
+    }
+    fn offer(&self) -> &Offer {
+        &self.offer
+    }
+    fn with_offer(&self, offer: Offer) -> Self {
+        RegisteredTool {
+            handler: self.handler.clone(),
+            fingerprint: self.fingerprint,
+            descriptor: self.descriptor.clone(),
+            header_params: self.header_params.clone(),
+            offer,
+        }
+    }
+    fn insert(r: &mut Registry, entry: Arc<Self>) {
+        r.tools.insert(entry.descriptor.name.clone(), entry);
+    }
+    fn remove(r: &mut Registry, key: &str) -> bool {
+        r.tools.shift_remove(key).is_some()
+    }
+    fn find<'r>(r: &'r mut Registry, key: &str) -> Option<&'r mut Arc<Self>> {
+        r.tools.get_mut(key)
+    }
 }
 
-fn edit_resource(r: &mut Registry, uri: &str, f: impl FnOnce(&mut Offer)) -> (bool, bool) {
-    let Some(entry) = r.resources.iter_mut().find(|x| x.key() == uri) else {
-        return (false, false);
-    };
-    let mut offer = entry.offer.clone();
-    f(&mut offer);
-    let listing = match &entry.listing {
-        ResourceListing::Resource(r) => ResourceListing::Resource(r.clone()),
-        ResourceListing::Template(t) => ResourceListing::Template(t.clone()),
-        ResourceListing::Unlisted => ResourceListing::Unlisted,
-    };
-    *entry = Arc::new(RegisteredResource {
-        handler: entry.handler.clone(),
-        fingerprint: entry.fingerprint,
-        listing,
-        offer,
-    });
-    (true, true)
+impl Entry for RegisteredPrompt {
+    const LIST: ListKind = ListKind::Prompts;
+    fn key(&self) -> &str {
+        &self.descriptor.name
+    }
+    fn needs(&self) -> Vec<crate::handler::Need> {
+        self.handler.needs()
+    }
+    fn offer(&self) -> &Offer {
+        &self.offer
+    }
+    fn with_offer(&self, offer: Offer) -> Self {
+        RegisteredPrompt {
+            handler: self.handler.clone(),
+            fingerprint: self.fingerprint,
+            descriptor: self.descriptor.clone(),
+            offer,
+        }
+    }
+    fn insert(r: &mut Registry, entry: Arc<Self>) {
+        r.prompts.insert(entry.descriptor.name.clone(), entry);
+    }
+    fn remove(r: &mut Registry, key: &str) -> bool {
+        r.prompts.shift_remove(key).is_some()
+    }
+    fn find<'r>(r: &'r mut Registry, key: &str) -> Option<&'r mut Arc<Self>> {
+        r.prompts.get_mut(key)
+    }
+}
+
+impl Entry for RegisteredResource {
+    const LIST: ListKind = ListKind::Resources;
+    fn key(&self) -> &str {
+        RegisteredResource::key(self)
+    }
+    fn needs(&self) -> Vec<crate::handler::Need> {
+        self.handler.needs()
+    }
+    fn offer(&self) -> &Offer {
+        &self.offer
+    }
+    fn with_offer(&self, offer: Offer) -> Self {
+        let listing = match &self.listing {
+            ResourceListing::Resource(r) => ResourceListing::Resource(r.clone()),
+            ResourceListing::Template(t) => ResourceListing::Template(t.clone()),
+            ResourceListing::Unlisted => ResourceListing::Unlisted,
+        };
+        RegisteredResource {
+            handler: self.handler.clone(),
+            fingerprint: self.fingerprint,
+            listing,
+            offer,
+        }
+    }
+    fn insert(r: &mut Registry, entry: Arc<Self>) {
+        let key = RegisteredResource::key(&entry);
+        r.resources.retain(|x| x.key() != key);
+        r.resources.push(entry);
+    }
+    fn remove(r: &mut Registry, key: &str) -> bool {
+        let before = r.resources.len();
+        r.resources.retain(|x| x.key() != key);
+        r.resources.len() < before
+    }
+    fn find<'r>(r: &'r mut Registry, key: &str) -> Option<&'r mut Arc<Self>> {
+        r.resources.iter_mut().find(|x| x.key() == key)
+    }
 }
 
 impl Server {

@@ -243,7 +243,7 @@ impl ServerBuilder {
         }
     }
 
-    /// Check every request against the rules its schema app_state (lengths, patterns, formats such
+    /// Check every request against the rules its schema states (lengths, patterns, formats such
     /// as `uri`, bounds, item counts; see `oxmcp_schema::Validate`) before serving it, and answer
     /// one that breaks a rule with -32602 and `data: {"path", "rule"}`. Off by default: parsing
     /// is lenient because peers send out-of-range values in the wild, and a handler that needs
