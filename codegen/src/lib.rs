@@ -28,6 +28,8 @@
 //! and the emitter cover this schema's JSON Schema subset directly.
 
 pub mod check;
+#[cfg(feature = "typed-client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "typed-client")))]
 pub mod client;
 pub mod diff;
 mod dispatch;
@@ -42,6 +44,8 @@ mod rules;
 pub mod source;
 pub mod table;
 
+#[cfg(feature = "typed-client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "typed-client")))]
 pub use client::ClientBuilder;
 pub use emit::Validation;
 pub use error::{Error, Result};

@@ -292,7 +292,7 @@ fn generate(a: GenerateArgs) -> Result<ExitCode, Error> {
         eprintln!("wrote {} from {}", out.display(), g.schema_path.display());
     }
     if a.out.is_none() {
-        for (path, text) in table(&a.source.pins()?)? {
+        for (path, text) in table(&a.source.pins()?, &a.source)? {
             oxmcp_codegen::write_if_changed(&path, &text)?;
             eprintln!("wrote {}", path.display());
         }
@@ -300,9 +300,18 @@ fn generate(a: GenerateArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The bindings crate's module table and features for `pins` (see `oxmcp_codegen::table`).
-fn table(pins: &Pins) -> Result<Vec<(PathBuf, String)>, Error> {
-    oxmcp_codegen::table::fresh(&source::project_root().join("generated"), pins)
+/// The bindings crate's module table and manifest for `pins` (see `oxmcp_codegen::table`), with
+/// the regex crate behind `validate` when a pinned schema (found as `source` finds it) states a
+/// `pattern`.
+fn table(pins: &Pins, source: &SourceArgs) -> Result<Vec<(PathBuf, String)>, Error> {
+    let mut regex = false;
+    for pin in &pins.versions {
+        let located = source::locate(&pin.version, pins, source.spec_dir.as_deref())?;
+        let schema: serde_json::Value = serde_json::from_slice(&located.bytes)
+            .map_err(|e| Error::in_file(&located.path, e.to_string()))?;
+        regex |= oxmcp_codegen::table::states_pattern(&schema);
+    }
+    oxmcp_codegen::table::fresh(&source::project_root().join("generated"), pins, regex)
 }
 
 /// Print a unified diff of `committed` against `fresh` for `path`; whether they differ.
@@ -348,7 +357,7 @@ fn check(a: CheckArgs) -> Result<ExitCode, Error> {
         stale |= report(&path, &committed, &fresh);
     }
     if a.out.is_none() {
-        for (path, fresh) in table(&pins)? {
+        for (path, fresh) in table(&pins, &a.source)? {
             let committed = std::fs::read_to_string(&path).unwrap_or_default();
             stale |= report(&path, &committed, &fresh);
         }

@@ -88,8 +88,37 @@ pub fn versions_rs(pins: &Pins) -> String {
     out
 }
 
-/// The `[features]` entries of the bindings crate's `Cargo.toml`.
-pub fn toml_region(pins: &Pins) -> String {
+/// Whether `schema` (a protocol version's JSON Schema) states a `pattern` that the generated
+/// `Validate` checks (one the regex crate reads): the bindings crate then needs `regex` behind
+/// its `validate` feature. Names in `properties` and data in `const`, `enum`, `default` and
+/// `examples` are not keywords, so a property called `pattern` does not count.
+pub fn states_pattern(schema: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    let Value::Object(map) = schema else {
+        return match schema {
+            Value::Array(items) => items.iter().any(states_pattern),
+            _ => false,
+        };
+    };
+    if map
+        .get("pattern")
+        .and_then(Value::as_str)
+        .is_some_and(crate::rules::pattern_supported)
+    {
+        return true;
+    }
+    map.iter().any(|(key, value)| match key.as_str() {
+        "const" | "enum" | "default" | "examples" => false,
+        "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => value
+            .as_object()
+            .is_some_and(|named| named.values().any(states_pattern)),
+        _ => states_pattern(value),
+    })
+}
+
+/// The `[features]` entries of the bindings crate's `Cargo.toml`, and with `regex` (a pinned
+/// schema states a `pattern`) the optional dependency its `validate` feature switches on.
+pub fn toml_region(pins: &Pins, regex: bool) -> String {
     let mut out = String::new();
     let latest = pins
         .get(&pins.latest)
@@ -109,6 +138,22 @@ pub fn toml_region(pins: &Pins) -> String {
         .map(|p| format!("\"{}\"", p.module))
         .collect();
     let _ = writeln!(out, "all-versions = [{}]", all.join(", "));
+    let _ = writeln!(
+        out,
+        "# `Validate` on every generated type: the schema's lengths, formats, bounds, counts and\n\
+         # patterns (checked with the regex crate, built only when a pinned schema states one)."
+    );
+    if regex {
+        let _ = writeln!(out, "{VALIDATE_FEATURE} = [\"dep:regex\"]");
+        let _ = writeln!(
+            out,
+            "\n# A pinned schema states a `pattern`: `Validate` checks it with the regex crate.\n\
+             [dependencies.regex]\nversion = \"1\"\noptional = true\ndefault-features = false\n\
+             features = [\"std\", \"unicode\"]"
+        );
+    } else {
+        let _ = writeln!(out, "{VALIDATE_FEATURE} = []");
+    }
     out
 }
 
@@ -145,8 +190,13 @@ pub const VALIDATE_FEATURE: &str = "validate";
 pub const SUPPORT_PATH: &str = "crate::support";
 
 /// The bindings crate's `src/versions.rs`, `src/support.rs` and `Cargo.toml` as they should be
-/// for `pins`: (path, fresh text) pairs.
-pub fn fresh(crate_dir: &Path, pins: &Pins) -> Result<Vec<(std::path::PathBuf, String)>> {
+/// for `pins` (`regex`: a pinned schema states a `pattern`, see [`states_pattern`]): (path,
+/// fresh text) pairs.
+pub fn fresh(
+    crate_dir: &Path,
+    pins: &Pins,
+    regex: bool,
+) -> Result<Vec<(std::path::PathBuf, String)>> {
     let toml = crate_dir.join("Cargo.toml");
     let text = std::fs::read_to_string(&toml).map_err(|e| Error::in_file(&toml, e.to_string()))?;
     Ok(vec![
@@ -157,7 +207,13 @@ pub fn fresh(crate_dir: &Path, pins: &Pins) -> Result<Vec<(std::path::PathBuf, S
         ),
         (
             toml.clone(),
-            replace_region(&text, TOML_START, TOML_END, &toml_region(pins), &toml)?,
+            replace_region(
+                &text,
+                TOML_START,
+                TOML_END,
+                &toml_region(pins, regex),
+                &toml,
+            )?,
         ),
     ])
 }
@@ -172,7 +228,7 @@ mod tests {
         let rust = versions_rs(&pins);
         for pin in &pins.versions {
             assert!(rust.contains(&format!("pub mod {};", pin.module)), "{rust}");
-            assert!(toml_region(&pins).contains(&format!("{} = []", pin.module)));
+            assert!(toml_region(&pins, false).contains(&format!("{} = []", pin.module)));
         }
         assert!(rust.contains(&format!(
             "LATEST_PROTOCOL_VERSION: &str = {:?}",
@@ -182,5 +238,29 @@ mod tests {
         let out = replace_region(&text, TOML_START, TOML_END, "new\n", Path::new("x")).unwrap();
         assert_eq!(out, format!("head\n{TOML_START}\nnew\n{TOML_END}\ntail\n"));
         assert!(replace_region("none", TOML_START, TOML_END, "", Path::new("x")).is_err());
+        assert!(toml_region(&pins, false).contains("validate = []"));
+        let with = toml_region(&pins, true);
+        assert!(
+            with.contains("validate = [\"dep:regex\"]") && with.contains("[dependencies.regex]")
+        );
+    }
+
+    #[test]
+    fn only_a_pattern_keyword_asks_for_regex() {
+        use serde_json::json;
+        assert!(!states_pattern(&json!({"type": "string", "maxLength": 3})));
+        assert!(states_pattern(&json!({"$defs": {"A": {"properties": {
+            "v": {"type": "string", "pattern": "^[0-9]+$"}}}}})));
+        // A property named `pattern`, a pattern in data, and one the regex crate cannot read.
+        assert!(!states_pattern(
+            &json!({"properties": {"pattern": {"type": "string"}}})
+        ));
+        assert!(!states_pattern(
+            &json!({"const": {"pattern": "^a$"}, "examples": [{"pattern": "x"}]})
+        ));
+        assert!(!states_pattern(
+            &json!({"type": "string", "pattern": "(?=a)b"})
+        ));
+        assert!(states_pattern(&json!({"anyOf": [{"pattern": "a+"}]})));
     }
 }

@@ -32,9 +32,8 @@
 //! `redis` module. `bench` exposes internals for the project's benchmarks (`oxmcp::bench`); it
 //! is not a stable API.
 //!
-//! The crate is built in layers whose imports point one way (see ARCHITECTURE.md): `wire` <-
-//! `handler` <- `request_state` <- `resume` <- `tasks` <- `server` <- the transports (`http`, `stdio`),
-//! and the client on `wire` alone.
+//! The crate is built in layers whose imports point one way, from the transports down to `wire`;
+//! ARCHITECTURE.md in the repository draws them.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]

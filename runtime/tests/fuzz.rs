@@ -4,6 +4,7 @@
 //! Whatever the input, nothing panics, every request gets a reply with its id, and the server
 //! keeps serving.
 
+#[path = "it/common/mod.rs"]
 mod common;
 
 use common::{all_caps, meta};

@@ -2,7 +2,7 @@
 //! generator shows up as a reviewable diff. The support module every generated file ends with
 //! (`mod __private`: the serde macros and dispatch helpers) is the same for every schema, so it
 //! is kept once, in `golden/support.rs`, and each `<name>.rs` holds only the schema's own types.
-//! `UPDATE_GOLDEN=1 cargo test -p oxmcp-codegen --test golden` rewrites the expected files.
+//! `UPDATE_GOLDEN=1 cargo test -p oxmcp-codegen --test it golden::` rewrites the expected files.
 
 /// Where the shared support module starts in a generated file.
 const SUPPORT: &str = "/// Support code for the generated types; not a public API.\n";

@@ -2,7 +2,7 @@
 //! modern MRTR flow and through a 2025-era session on stdio (where its asks are real requests
 //! to the client), with the same result and the step run once in each.
 
-mod common;
+use crate::common;
 
 use common::{accept, all_caps, call, first_key, send};
 use oxmcp::prelude::*;

@@ -4,7 +4,7 @@
 //! naming the rule instead of reaching the client.
 #![cfg(feature = "validate")]
 
-mod common;
+use crate::common;
 
 use common::{call, meta, send};
 use oxmcp::prelude::*;

@@ -2,7 +2,7 @@
 //! decline and cancel, re-asking on missing or unusable answers, capability fallback, unknown
 //! keys, answers without state, tool errors for bad arguments, prompts and resources.
 
-mod common;
+use crate::common;
 
 use common::*;
 use oxmcp::prelude::*;

@@ -1,7 +1,7 @@
 //! A handler that panics still gets its request answered, with -32603 and the request's id, on
 //! every transport, and the server keeps serving.
 
-mod common;
+use crate::common;
 
 use common::{call, send};
 use oxmcp::prelude::*;

@@ -3,7 +3,7 @@
 //! of a valid token; every kind of bad token gets 401 with the challenge; a missing scope gets
 //! 403; a `requestState` issued to one subject does not open for another.
 
-mod common;
+use crate::common;
 
 use common::first_key;
 use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};

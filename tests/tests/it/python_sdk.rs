@@ -7,7 +7,7 @@
 //!
 //! The SDK is installed by `.ci/python-sdk.sh` into `target/python-sdk`, and the login's
 //! authorization server by `.ci/oauth-server.sh`; the tests fail without them. Run with
-//! `cargo test -p mcp-tests --features python-sdk-tests --test python_sdk`.
+//! `cargo test -p mcp-tests --features python-sdk-tests --test it python_sdk::`.
 
 use mcp_tests::support::{
     answering_client, free_port, spawn_http_server, text, wait_for_port, ChildGuard, RING_OLD,

@@ -6,7 +6,7 @@
 //!
 //! With the `new-version-tests` feature, one more test runs the whole `cargo test --workspace`
 //! in such a copy, with the new version's feature on (CI runs it:
-//! `cargo test -p mcp-tests --features new-version-tests --test new_version`).
+//! `cargo test -p mcp-tests --features new-version-tests --test it new_version::`).
 
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -70,7 +70,8 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 }
 
 /// The 2026-07-28 schema with a new request (`things/list`, a member of `ClientRequest`) and a
-/// new optional field of `Tool`: a version the generator has never seen.
+/// new optional field of `Tool` whose value must match a `pattern` (a constraint no pinned
+/// version states, which needs the regex crate): a version the generator has never seen.
 fn made_up_schema() -> Vec<u8> {
     let base = repo().join("schema/2026-07-28/schema.json");
     let mut schema: Value = serde_json::from_slice(&std::fs::read(base).unwrap()).unwrap();
@@ -93,10 +94,10 @@ fn made_up_schema() -> Vec<u8> {
         .as_array_mut()
         .unwrap()
         .push(json!({"$ref": "#/$defs/ListThingsRequest"}));
-    defs["Tool"]["properties"]
-        .as_object_mut()
-        .unwrap()
-        .insert("version".into(), json!({"type": "string", "maxLength": 64}));
+    defs["Tool"]["properties"].as_object_mut().unwrap().insert(
+        "version".into(),
+        json!({"type": "string", "maxLength": 64, "pattern": "^[0-9]+(\\.[0-9]+)*$"}),
+    );
     serde_json::to_vec_pretty(&schema).unwrap()
 }
 
@@ -193,7 +194,9 @@ fn scratch_with_new_version(name: &str) -> (PathBuf, PathBuf) {
         before.keys().all(|p| after.contains_key(p)),
         "a file was removed"
     );
+    // Cargo records the regex crate the bindings crate's manifest now names.
     let expected = [
+        "Cargo.lock",
         "generated/Cargo.toml",
         "generated/src/v2030_01_01.rs",
         "generated/src/versions.rs",
@@ -216,6 +219,11 @@ fn a_made_up_version_is_pinned_generated_and_built_without_a_hand_edit() {
     );
     let toml = std::fs::read_to_string(root.join("generated/Cargo.toml")).unwrap();
     assert!(toml.contains("v2030_01_01 = []"), "{toml}");
+    // Its `pattern` asks for the regex crate behind `validate`, written by the generator.
+    assert!(
+        toml.contains("validate = [\"dep:regex\"]") && toml.contains("[dependencies.regex]"),
+        "{toml}"
+    );
 
     // The bindings crate compiles the new module behind its feature, with the new request.
     let module = std::fs::read_to_string(root.join("generated/src/v2030_01_01.rs")).unwrap();
@@ -232,6 +240,45 @@ fn a_made_up_version_is_pinned_generated_and_built_without_a_hand_edit() {
             "v2030_01_01",
         ],
     );
+    // With `validate`, the bindings check the new pattern: a program of the bindings crate
+    // (written here, after the generator's run) validates a tool whose version matches and one
+    // whose version does not.
+    let examples = root.join("generated/examples");
+    std::fs::create_dir_all(&examples).unwrap();
+    std::fs::write(
+        examples.join("pattern.rs"),
+        r#"use oxmcp_schema::{v2030_01_01::Tool, Validate};
+fn tool(version: &str) -> Tool {
+    serde_json::from_value(serde_json::json!({
+        "name": "t", "inputSchema": {"type": "object"}, "version": version
+    }))
+    .unwrap()
+}
+fn main() {
+    tool("1.2.3").validate().expect("a version that matches the pattern");
+    let refused = tool("one").validate().expect_err("a version that breaks the pattern");
+    assert!(refused.to_string().contains("pattern"), "{refused}");
+    println!("refused: {refused}");
+}
+"#,
+    )
+    .unwrap();
+    let ran = cargo(
+        &root,
+        &target,
+        &[
+            "run",
+            "-q",
+            "-p",
+            "oxmcp-schema",
+            "--features",
+            "v2030_01_01,validate",
+            "--example",
+            "pattern",
+        ],
+    );
+    assert!(ran.contains("refused:") && ran.contains("version"), "{ran}");
+    std::fs::remove_dir_all(&examples).unwrap();
     // The generator's own tests go over every pin, the new one included; the runtime and every
     // other crate still build.
     cargo(

@@ -1,7 +1,7 @@
 //! End-to-end MRTR through JSON-RPC messages: a tool that asks, samples, lists roots and runs a
 //! side effect completes over three rounds, with the journal replayed and the step run once.
 
-mod common;
+use crate::common;
 
 use common::*;
 use oxmcp::prelude::*;

@@ -2,7 +2,7 @@
 //! `input_required` until `tasks/update` answers; `tasks/cancel` stops it; only its creator can
 //! see it.
 
-mod common;
+use crate::common;
 
 use common::{accept, all_caps, meta};
 use oxmcp::prelude::*;

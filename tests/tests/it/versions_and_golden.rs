@@ -5,9 +5,9 @@ use serde_json::json;
 
 #[allow(dead_code)]
 mod golden {
-    include!("../../codegen/tests/golden/basic.rs");
+    include!("../../../codegen/tests/golden/basic.rs");
     // The golden keeps the shared support module apart; the generated file ends with it.
-    include!("../../codegen/tests/golden/support.rs");
+    include!("../../../codegen/tests/golden/support.rs");
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! authorization server's published keys, a refresh when the token is about to expire, a
 //! step-up when a tool needs more scope, and a typed client calling a protected tool.
 //!
-//! Run with `cargo test -p mcp-tests --features oauth-server-tests --test oauth_login`.
+//! Run with `cargo test -p mcp-tests --features oauth-server-tests --test it oauth_login::`.
 
 // Generated code is kept as the generator writes it (prettyplease), not reformatted.
 #[rustfmt::skip]

@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-const GENERATED: &str = "tests/typed_client/generated.rs";
+const GENERATED: &str = "tests/it/typed_client/generated.rs";
 
 /// The fixture server's `tools/list` result.
 async fn tools_list() -> Value {
@@ -55,9 +55,9 @@ async fn a_changed_tool_is_reported_as_drift() {
 #[test]
 fn the_committed_corpus_client_is_fresh() {
     let tools = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/typed_client/corpus_tools.json");
+        .join("tests/it/typed_client/corpus_tools.json");
     let b = oxmcp_codegen::ClientBuilder::from_file(tools).struct_name("CorpusClient");
-    assert_fresh(&b, "tests/typed_client/corpus.rs");
+    assert_fresh(&b, "tests/it/typed_client/corpus.rs");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -2,7 +2,7 @@
 //! context. In process, over HTTP (an axum layer hands the principal in) and over stdio (a
 //! configured principal).
 
-mod common;
+use crate::common;
 
 use common::{all_caps, call, first_key, meta, send};
 use oxmcp::prelude::*;

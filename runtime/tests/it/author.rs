@@ -2,7 +2,7 @@
 //! found" from a resource, in-process rounds with scripted answers, the client's capabilities
 //! builder, key entries for `MCP_STATE_KEYS`, host settings behind a proxy, logging setup.
 
-mod common;
+use crate::common;
 
 use common::{meta, send};
 use oxmcp::client::Capabilities;

@@ -3,7 +3,7 @@
 //! `resources/directory/read`; confinement to what was loaded (links, `..`, encoded escapes);
 //! skills left out with a log line (bad frontmatter, over 16 MiB); a file changed while serving.
 
-mod common;
+use crate::common;
 
 use common::{meta, send};
 use oxmcp::skills::Skill;

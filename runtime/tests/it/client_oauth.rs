@@ -747,7 +747,7 @@ async fn protected_resource(
 
 #[tokio::test]
 async fn configured_credentials_never_reach_an_authorization_server_the_resource_later_names() {
-    const EC_KEY: &str = include_str!("keys/ec.pem");
+    const EC_KEY: &str = include_str!("../keys/ec.pem");
     // Every grant whose credentials the host configured: a secret, a signing key's assertion,
     // a workload's identity token, a user's ID token through an identity provider, and a
     // pre-registered client's secret in the authorization code grant.

@@ -10,7 +10,7 @@
 //!
 //! The whole rollout runs several times in a row (`MCP_ROLLOUT_RUNS`, default 3), each from
 //! fresh processes, and every run must lose nothing. Run with
-//! `cargo test -p mcp-tests --features rollout-tests --test rollout -- --nocapture`; it needs
+//! `cargo test -p mcp-tests --features rollout-tests --test it rollout:: -- --nocapture`; it needs
 //! `redis-server` (or `MCP_TEST_REDIS_URL`) and `haproxy`, and fails without them.
 
 use mcp_tests::support::{free_port, get, redis, wait_for_port, ChildGuard};

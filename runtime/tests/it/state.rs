@@ -1,7 +1,7 @@
 //! `requestState` is attacker-controlled: every tamper case is refused with the same -32602
 //! message, and no mutation of a sealed token opens.
 
-mod common;
+use crate::common;
 
 use common::*;
 use oxmcp::bench::Binding;

@@ -4,7 +4,7 @@
 //! call's arguments are read into the parameters, and refused with a message naming the one
 //! that is wrong.
 
-mod common;
+use crate::common;
 
 use common::{all_caps, call, send};
 use oxmcp::prelude::*;

@@ -2,7 +2,7 @@
 //! through `Server::catalog()`, announced on listen streams, and a retry for a tool that is gone
 //! refused cleanly. (Visibility per caller, over HTTP with real tokens, is in `security.rs`.)
 
-mod common;
+use crate::common;
 
 use common::{accept, all_caps, call, first_key, meta, send};
 use oxmcp::prelude::*;

@@ -2,7 +2,7 @@
 //! created on one is polled and answered on the other; a process killed mid-task is taken over
 //! by the other, which finishes it without running its step again; a `requestState` opened on
 //! one process does not open on the other. Run with `cargo test -p mcp-tests --features
-//! redis-tests --test shared_tasks`. Redis comes from `MCP_TEST_REDIS_URL` (as `.ci/run`
+//! redis-tests --test it shared_tasks::`. Redis comes from `MCP_TEST_REDIS_URL` (as `.ci/run`
 //! starts it), else a `redis-server` started here; without either the tests fail.
 
 use mcp_tests::support::{redis, spawn_http_server, ChildGuard};
