@@ -6,7 +6,10 @@
 //! and a line over the size limit with an invalid-request error; neither stops the server.
 
 use crate::handler::Principal;
-use crate::server::session::{is_session_initialize, parse_error_text, Session};
+use crate::server::session::{
+    is_session_initialize, parse_error_text, read_message, Session, SessionIncoming,
+    SessionInitialize,
+};
 use crate::server::Server;
 use crate::transport::Limits;
 use crate::wire::line::{write_line, Line, LineReader};
@@ -292,19 +295,28 @@ where
         let first = !decided;
         decided = true;
         if first && raw.windows(12).any(|w| w == b"\"initialize\"") {
-            if let Ok(value) = serde_json::from_slice::<Value>(&raw) {
-                if is_session_initialize(&value) {
-                    let (reply, opened) = server.initialize(value, &limits.session());
-                    out.deliver(reply).await;
-                    if let Some(opened) = opened {
-                        let (server, opened2, out) = (server.clone(), opened.clone(), out.clone());
-                        forwarder = Some(tokio::spawn(async move {
-                            server.forward_changes(&opened2, &out).await;
-                        }));
-                        session = Some(opened);
-                    }
-                    continue;
+            // Read as over HTTP: without a JSON tree when it can be, else as a tree.
+            let opening = match server
+                .serves_sessions()
+                .then(|| SessionInitialize::read(&raw, limits.session_bytes))
+                .flatten()
+            {
+                Some(read) => Some(server.initialize_read(read, &limits.session())),
+                None => serde_json::from_slice::<Value>(&raw)
+                    .ok()
+                    .filter(is_session_initialize)
+                    .map(|value| server.initialize(value, &limits.session())),
+            };
+            if let Some((reply, opened)) = opening {
+                out.deliver(reply).await;
+                if let Some(opened) = opened {
+                    let (server, opened2, out) = (server.clone(), opened.clone(), out.clone());
+                    forwarder = Some(tokio::spawn(async move {
+                        server.forward_changes(&opened2, &out).await;
+                    }));
+                    session = Some(opened);
                 }
+                continue;
             }
         }
         if let Some(session) = &session {
@@ -419,9 +431,34 @@ async fn serve_session_line(
     in_flight: &Arc<Mutex<HashMap<String, InFlight>>>,
     tasks: &mut tokio::task::JoinSet<()>,
 ) {
-    let value = match serde_json::from_slice::<Value>(raw) {
-        Ok(value) => value,
-        Err(e) => {
+    // The common cases without a JSON tree, as over HTTP; the rest as a tree.
+    let value = match read_message(raw) {
+        SessionIncoming::Request(request) => match request.with_session_meta(session) {
+            Some(text) => {
+                let id = crate::wire::from_text::<RequestId>(request.id_text()).ok();
+                let (server, session, task_out) = (server.clone(), session.clone(), out.clone());
+                let work = async move {
+                    server
+                        .serve_in_session(&session, &text, principal.as_deref(), task_out)
+                        .await
+                };
+                return spawn_in_session(work, id, out.clone(), in_flight, tasks);
+            }
+            None => match serde_json::from_slice::<Value>(raw) {
+                Ok(value) => value,
+                Err(e) => {
+                    out.deliver(parse_error_text(&e)).await;
+                    return;
+                }
+            },
+        },
+        SessionIncoming::Response(response) => {
+            server.accept_response(session, response);
+            return;
+        }
+        SessionIncoming::Notification => return,
+        SessionIncoming::Tree(value) => value,
+        SessionIncoming::Unreadable(e) => {
             out.deliver(parse_error_text(&e)).await;
             return;
         }
@@ -447,20 +484,34 @@ async fn serve_session_line(
     let id = value
         .get("id")
         .and_then(|id| crate::wire::from_value_text::<RequestId>(id).ok());
-    let (server, session) = (server.clone(), session.clone());
-    let task_out = out.clone();
+    let (server, session, task_out) = (server.clone(), session.clone(), out.clone());
+    let work = async move {
+        server
+            .handle_in_session(&session, value, principal.as_deref(), task_out)
+            .await
+    };
+    spawn_in_session(work, id, out.clone(), in_flight, tasks);
+}
+
+/// Run `work` (a request of the session, whose reply it gives) as a task of its own, known by
+/// its `id` while it runs so that `notifications/cancelled` can stop it; its reply goes to `out`.
+fn spawn_in_session(
+    work: impl std::future::Future<Output = Option<String>> + Send + 'static,
+    id: Option<RequestId>,
+    out: Notifier,
+    in_flight: &Arc<Mutex<HashMap<String, InFlight>>>,
+    tasks: &mut tokio::task::JoinSet<()>,
+) {
     let registry = in_flight.clone();
     let key = id.as_ref().map(id_key);
     let task_key = key.clone();
     let handle = tasks.spawn(async move {
-        let reply = server
-            .handle_in_session(&session, value, principal.as_deref(), task_out.clone())
-            .await;
+        let reply = work.await;
         if let Some(key) = &task_key {
             lock(&registry).remove(key);
         }
         if let Some(reply) = reply {
-            task_out.deliver(reply).await;
+            out.deliver(reply).await;
         }
     });
     if let (Some(key), Some(id)) = (key, id) {

@@ -23,7 +23,9 @@ use super::quota::{CallerKey, InFlight};
 use super::respond::{json_response, Refusal};
 use crate::http::event_log::{self, parse_event_id, EventLog};
 use crate::http::sse::counted;
-use crate::server::session::{is_session_initialize, Session, SessionInitialize, SessionMessage};
+use crate::server::session::{
+    is_session_initialize, read_message, Session, SessionIncoming, SessionInitialize,
+};
 use crate::transport::Limits;
 use crate::wire::{lock, Notifier};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -315,10 +317,15 @@ impl Sessions {
         if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
             return Refusal::Batch.into_response();
         }
+        let parse_error = |e: serde_json::Error| {
+            let body = json!({"jsonrpc": "2.0", "id": null,
+                "error": {"code": -32700, "message": format!("parse error: {e}")}});
+            json_response(StatusCode::BAD_REQUEST, body.to_string())
+        };
         // The common cases, a request the handlers answer, a response to the session's request
-        // and a notification, are read without a JSON tree.
-        match SessionMessage::read(body) {
-            Some(SessionMessage::Request(request)) => {
+        // and a notification, are read without a JSON tree; the rest as a tree.
+        let message = match read_message(body) {
+            SessionIncoming::Request(request) => {
                 if let Some(text) = request.with_session_meta(&entry.session) {
                     let head = Head {
                         method: request.method(),
@@ -329,21 +336,19 @@ impl Sessions {
                         .request(app, entry, head, Body::Text(text), caller, in_flight)
                         .await;
                 }
+                // Its own `_meta` could not take the session's: the tree path answers it.
+                match serde_json::from_slice::<Value>(body) {
+                    Ok(message) => message,
+                    Err(e) => return parse_error(e),
+                }
             }
-            Some(SessionMessage::Response(response)) => {
+            SessionIncoming::Response(response) => {
                 app.server.accept_response(&entry.session, response);
                 return StatusCode::ACCEPTED.into_response();
             }
-            Some(SessionMessage::Notification) => return StatusCode::ACCEPTED.into_response(),
-            None => {}
-        }
-        let message = match serde_json::from_slice::<Value>(body) {
-            Ok(message) => message,
-            Err(e) => {
-                let body = json!({"jsonrpc": "2.0", "id": null,
-                    "error": {"code": -32700, "message": format!("parse error: {e}")}});
-                return json_response(StatusCode::BAD_REQUEST, body.to_string());
-            }
+            SessionIncoming::Notification => return StatusCode::ACCEPTED.into_response(),
+            SessionIncoming::Tree(message) => message,
+            SessionIncoming::Unreadable(e) => return parse_error(e),
         };
         let method = message.get("method").and_then(Value::as_str);
         // A cancellation is a notification; with an id it is a request, answered as one.

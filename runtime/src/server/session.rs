@@ -21,10 +21,8 @@ use std::time::Duration;
 
 pub use super::SESSION_VERSIONS;
 
-#[cfg(feature = "http")]
 mod read;
-#[cfg(feature = "http")]
-pub(crate) use read::{SessionInitialize, SessionMessage, SessionResponse};
+pub(crate) use read::{read_message, SessionIncoming, SessionInitialize, SessionResponse};
 
 /// One 2025-era connection (a stdio process) or HTTP session: what `initialize` fixed, and what
 /// the client set since.
@@ -48,7 +46,6 @@ pub(crate) struct Session {
     pub(crate) outbound: Arc<Outbound>,
     /// The `_meta` members every request of the session carries (its version, capabilities and
     /// client), written once as JSON object members.
-    #[cfg(feature = "http")]
     meta_members: String,
 }
 
@@ -56,9 +53,8 @@ impl Session {
     /// The client's capabilities and `clientInfo`, as trees.
     fn client(&self) -> &Client {
         self.client.get_or_init(|| {
-            // Only an `initialize` read without a tree leaves this unset, and that way is the
-            // HTTP transport's: its text is in `meta_members`.
-            #[cfg(feature = "http")]
+            // Only an `initialize` read without a tree leaves this unset: its text is in
+            // `meta_members`.
             if let Ok(mut meta) =
                 crate::wire::from_text::<Map<String, Value>>(&format!("{{{}}}", self.meta_members))
             {
@@ -211,7 +207,6 @@ type Client = (Value, Option<Value>);
 
 /// The `_meta` members every request of a session carries, as JSON object members: its version,
 /// the client's capabilities and its `clientInfo` (none if it sent none).
-#[cfg(feature = "http")]
 fn meta_members(version: &'static str, capabilities: &str, client_info: Option<&str>) -> String {
     // The keys and the version (one of `SESSION_VERSIONS`) are constants that need no escaping.
     let parts = [
@@ -283,7 +278,6 @@ fn negotiate(requested: Option<&str>) -> &'static str {
 
 impl Server {
     /// Whether this server opens 2025 sessions.
-    #[cfg(feature = "http")]
     pub(crate) fn serves_sessions(&self) -> bool {
         self.sessions
     }
@@ -362,7 +356,6 @@ impl Server {
     /// Answer a 2025-era `initialize` read without a JSON tree, as [`Server::initialize`] answers
     /// a parsed one; only a request that way has taken, and only on a server that opens 2025-era
     /// sessions.
-    #[cfg(feature = "http")]
     pub(crate) fn initialize_read(
         &self,
         request: SessionInitialize<'_>,
@@ -405,11 +398,8 @@ impl Server {
             let id = crate::wire::from_text::<Value>(id).ok();
             return (error_text(id.as_ref(), error), None);
         }
-        #[cfg(not(feature = "http"))]
-        let _ = (&capabilities, &client_info);
         let session = Session {
             version: version.to_string(),
-            #[cfg(feature = "http")]
             meta_members: meta_members(version, &capabilities, client_info.as_deref()),
             client: trees.map(OnceLock::from).unwrap_or_default(),
             log_level: Mutex::new(None),
@@ -454,7 +444,6 @@ impl Server {
 
     /// Hand a client's response, read without a JSON tree, to the ask of `session` that waits
     /// for it (as [`Server::accept_in_session`] does for a parsed one).
-    #[cfg(feature = "http")]
     pub(crate) fn accept_response(&self, session: &Session, response: SessionResponse<'_>) {
         let outcome = match response.outcome {
             Ok(result) => Ok(result.to_owned()),

@@ -1,6 +1,8 @@
-//! Reading a 2025 session's request without building a JSON tree ([`SessionRequest`]), for the
-//! HTTP transport's common case: a request the handlers answer, given the session's `_meta` by
-//! writing its members into the request's text.
+//! Reading a message of a 2025 session, for both transports: [`read_message`] takes the common
+//! cases (a request the handlers answer, a response to the session's own request, a
+//! notification with nothing to do) without building a JSON tree, giving a request the session's
+//! `_meta` by writing its members into the request's text ([`SessionRequest`]); everything else
+//! comes out as a parsed tree, which the session's tree path answers.
 
 use super::Session;
 use crate::wire::lock;
@@ -204,8 +206,38 @@ pub(crate) struct SessionRequest<'a> {
     /// The members other than `params`.
     members: Members<'a>,
     params: Members<'a>,
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     method: &'a str,
     id: &'a RawValue,
+}
+
+/// A message of a 2025 session as [`read_message`] reads it.
+pub(crate) enum SessionIncoming<'a> {
+    /// A request the handlers answer, read without a tree.
+    Request(SessionRequest<'a>),
+    /// A notification the session has nothing to do for.
+    Notification,
+    /// A response to one of the session's requests to the client, read without a tree.
+    Response(SessionResponse<'a>),
+    /// Anything else (a cancellation, a request the session answers itself, an unusual shape),
+    /// as a tree.
+    Tree(serde_json::Value),
+    /// Not JSON.
+    Unreadable(serde_json::Error),
+}
+
+/// Read one message of a 2025 session: without a tree when it is one of the common kinds, else
+/// as a tree (or why it is not JSON).
+pub(crate) fn read_message(bytes: &[u8]) -> SessionIncoming<'_> {
+    match SessionMessage::read(bytes) {
+        Some(SessionMessage::Request(request)) => SessionIncoming::Request(request),
+        Some(SessionMessage::Notification) => SessionIncoming::Notification,
+        Some(SessionMessage::Response(response)) => SessionIncoming::Response(response),
+        None => match serde_json::from_slice(bytes) {
+            Ok(tree) => SessionIncoming::Tree(tree),
+            Err(e) => SessionIncoming::Unreadable(e),
+        },
+    }
 }
 
 /// A message of a 2025 session read from its bytes without building a JSON tree, when it is
@@ -359,6 +391,7 @@ impl<'a> SessionRequest<'a> {
     }
 
     /// The method.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn method(&self) -> &'a str {
         self.method
     }
@@ -369,6 +402,7 @@ impl<'a> SessionRequest<'a> {
     }
 
     /// `params.name`, when it is a string.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn name(&self) -> Option<Cow<'a, str>> {
         let raw = self.params.get("name")?.get();
         crate::wire::from_text::<&'a str>(raw)
