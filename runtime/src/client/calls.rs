@@ -141,27 +141,21 @@ impl Client {
     /// Call a tool, answering its input requests until it completes. Over HTTP, arguments the
     /// tool mirrors in headers are sent in them; a tool not yet seen in a `tools/list` result
     /// whose call is refused for a header mismatch is looked up there and called once more.
+    /// When the server runs the call as a task (the client declared the tasks extension,
+    /// [`Capabilities::tasks`]), the task is followed to its end: polled at the server's
+    /// interval, its input requests answered, its result returned; the time limit
+    /// ([`Client::within`], else [`Client::timeout`]) then bounds the whole task, and a task
+    /// the caller stops waiting for (the limit passes, or the future is dropped) is cancelled.
     pub async fn call_tool(
         &self,
         name: &str,
         arguments: Value,
     ) -> Result<CallToolResult, ClientError> {
-        let params = json!({"name": name, "arguments": arguments});
-        let v = match self.rounds(methods::TOOLS_CALL, &params).await {
-            Err(ClientError::Rpc(e))
-                if e.code == error_codes::HEADER_MISMATCH
-                    && matches!(self.transport, Transport::Http { .. })
-                    && !self.knows_tool(name) =>
-            {
-                self.list_all_tools().await?;
-                if !self.knows_tool(name) {
-                    return Err(ClientError::Rpc(e));
-                }
-                self.rounds(methods::TOOLS_CALL, &params).await?
-            }
-            other => other?,
-        };
-        Self::typed(v)
+        let reply = self.call_tool_reply(name, arguments).await?;
+        match tasks::created_task(&reply) {
+            Some((task, poll)) => self.finish_task(&task, poll).await,
+            None => Self::typed(reply),
+        }
     }
 
     /// Call a tool with typed arguments (anything that serializes to the `arguments` object),

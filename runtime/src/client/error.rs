@@ -43,6 +43,11 @@ pub enum ClientError {
         /// The issuer the resource named.
         named: String,
     },
+    /// The task the server ran the call as was cancelled before it finished.
+    TaskCancelled {
+        /// The task's id.
+        task_id: String,
+    },
     /// No reply to `method` came within the time limit ([`Client::timeout`],
     /// [`Client::within`]); the request was abandoned and the server told so.
     Timeout {
@@ -71,6 +76,7 @@ impl fmt::Display for ClientError {
                 "unauthorized: the resource names the authorization server {named}, but the \
                  client's credentials belong to {bound}; nothing was sent to {named}"
             ),
+            ClientError::TaskCancelled { task_id } => write!(f, "task {task_id} was cancelled"),
             ClientError::Timeout { method, after } => {
                 write!(f, "no reply to {method} within {after:?}")
             }

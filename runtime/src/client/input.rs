@@ -145,6 +145,17 @@ impl Capabilities {
         self
     }
 
+    /// The tasks extension (`io.modelcontextprotocol/tasks`): the server may run a tool call as
+    /// a task, which [`Client::call_tool`] follows to its end and [`Client::start_tool`] hands
+    /// over as a [`ToolRun`].
+    pub fn tasks(mut self) -> Self {
+        self.0
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(tasks::TASKS_EXTENSION.to_string(), Map::new());
+        self
+    }
+
     /// The capabilities, for [`Client::with_input`].
     pub fn build(self) -> ClientCapabilities {
         self.0

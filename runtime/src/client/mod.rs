@@ -38,6 +38,7 @@ mod session;
 #[cfg(feature = "skills")]
 mod skills;
 mod stdio;
+mod tasks;
 
 use error::causes;
 pub use error::ClientError;
@@ -48,6 +49,7 @@ use progress::{watch, ProgressFn, Watchers, Watching};
 use session::{standalone_stream, CancelInSession, Cursor, Opened, SessionHttp};
 #[cfg(feature = "skills")]
 pub use skills::{SkillEntry, SkillFile};
+pub use tasks::{TaskStatus, ToolRun};
 
 use crate::wire::line::{write_line, Line, LineReader};
 use crate::wire::{BoxFuture, META_CAPS, META_CLIENT_INFO, META_VERSION};

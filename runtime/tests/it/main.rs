@@ -10,6 +10,7 @@ mod author;
 mod catalog;
 mod client_host;
 mod client_oauth;
+mod client_tasks;
 mod common;
 mod engine;
 mod extract;
