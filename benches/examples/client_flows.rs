@@ -47,11 +47,11 @@ fn client(url: &str) -> Client {
             let answer = match &req {
                 InputRequest::ElicitRequest(e) => serde_json::to_value(&e.params)
                     .map(|p| fill(&p["requestedSchema"]))
-                    .map_err(|e| ClientError::Protocol(e.to_string())),
+                    .map_err(|e| ClientError::protocol(e.to_string())),
                 InputRequest::CreateMessageRequest(_) => Ok(json!({
                     "role": "assistant", "model": "bench",
                     "content": {"type": "text", "text": "teal"}})),
-                other => Err(ClientError::Unanswerable(other.variant_name().into())),
+                other => Err(ClientError::unanswerable(other)),
             };
             Box::pin(async move { answer })
         },

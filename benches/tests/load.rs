@@ -310,7 +310,7 @@ async fn the_project_client_completes_the_flows_on_every_server() {
                             .collect();
                         Ok(json!({"action": "accept", "content": content}))
                     }
-                    other => Err(ClientError::Unanswerable(other.variant_name().into())),
+                    other => Err(ClientError::unanswerable(other)),
                 };
                 Box::pin(async move { answer })
             },

@@ -36,7 +36,7 @@ pub fn answering_client(client: Client) -> Client {
                     json!({"role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "m"})
                 }
                 InputRequest::ListRootsRequest(_) => json!({"roots": [{"uri": "file:///home/ada"}]}),
-                other => return Err(ClientError::Unanswerable(other.variant_name().to_string())),
+                other => return Err(ClientError::unanswerable(&other)),
             })
         })
     })

@@ -30,7 +30,7 @@ fn answer(_key: &str, request: InputRequest) -> BoxFuture<Result<Value, ClientEr
                 "model": "scripted", "content": {"type": "text", "text": "Welcome, Ada!"}}),
             InputRequest::ListRootsRequest(_) => json!({"roots": []}),
             // A kind of input request a newer protocol adds: say so rather than guess.
-            other => return Err(ClientError::Unanswerable(other.variant_name().to_string())),
+            other => return Err(ClientError::unanswerable(&other)),
         })
     })
 }

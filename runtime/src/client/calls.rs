@@ -54,7 +54,7 @@ impl Client {
                 Some(Value::String(next)) => cursor = Some(next),
                 Some(Value::Null) | None => return Ok(items),
                 Some(other) => {
-                    return Err(ClientError::Protocol(format!(
+                    return Err(ClientError::protocol(format!(
                         "{method}: nextCursor is not a string: {other}"
                     )))
                 }
@@ -114,9 +114,9 @@ impl Client {
             Transport::InProcess { handle } => {
                 let reply = handle(msg.to_string())
                     .await
-                    .ok_or_else(|| ClientError::Protocol("the server sent no reply".into()))?;
+                    .ok_or_else(|| ClientError::protocol("the server sent no reply"))?;
                 crate::wire::from_text(&reply)
-                    .map_err(|e| ClientError::Protocol(format!("a reply that is not JSON: {e}")))
+                    .map_err(|e| ClientError::protocol(format!("a reply that is not JSON: {e}")))
             }
             Transport::Stdio {
                 tx, pending, done, ..
@@ -125,7 +125,8 @@ impl Client {
     }
 
     pub(crate) fn typed<T: DeserializeOwned>(v: Value) -> Result<T, ClientError> {
-        serde_json::from_value(v).map_err(|e| ClientError::Protocol(e.to_string()))
+        serde_json::from_value(v)
+            .map_err(|e| ClientError::protocol_because("the reply does not read as its type", e))
     }
 
     /// `server/discover`.
@@ -166,7 +167,7 @@ impl Client {
         args: &A,
     ) -> Result<CallToolResult, ClientError> {
         let arguments = serde_json::to_value(args).map_err(|e| {
-            ClientError::Protocol(format!("the arguments of `{name}` do not serialize: {e}"))
+            ClientError::protocol(format!("the arguments of `{name}` do not serialize: {e}"))
         })?;
         self.call_tool(name, arguments).await
     }
@@ -180,16 +181,9 @@ impl Client {
     ) -> Result<CallToolResult, ClientError> {
         let result = self.call_tool_with(name, args).await?;
         if result.is_error == Some(true) {
-            let text = result
-                .content
-                .iter()
-                .filter_map(|b| match b {
-                    oxmcp_schema::ContentBlock::TextContent(t) => Some(t.text.as_str()),
-                    _ => None,
-                })
-                .collect::<Vec<_>>()
-                .join("\n");
-            return Err(ClientError::Tool(text));
+            return Err(ClientError::Tool {
+                result: Box::new(result),
+            });
         }
         Ok(result)
     }
@@ -203,12 +197,12 @@ impl Client {
     ) -> Result<T, ClientError> {
         let result = self.call_tool_checked(name, args).await?;
         let Some(structured) = result.structured_content else {
-            return Err(ClientError::Protocol(format!(
+            return Err(ClientError::protocol(format!(
                 "`{name}` returned no structuredContent"
             )));
         };
         serde_json::from_value(structured).map_err(|e| {
-            ClientError::Protocol(format!(
+            ClientError::protocol(format!(
                 "the structuredContent of `{name}` does not match its output type: {e}"
             ))
         })

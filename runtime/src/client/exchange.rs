@@ -57,11 +57,11 @@ impl Client {
                 let mut resent = 0;
                 loop {
                     match self
-                        .post_legacy(url, http, SESSION_VERSION, None, &msg)
+                        .post_in_session(url, http, SESSION_VERSION, None, &msg)
                         .await
                     {
                         // Nothing is lost but a session the server will expire.
-                        Err(ClientError::ReplyLost(_)) if resent < self.resend_lost => {
+                        Err(ClientError::ReplyLost { .. }) if resent < self.resend_lost => {
                             resent += 1;
                             tokio::time::sleep(resend_pause(resent)).await;
                         }
@@ -75,7 +75,7 @@ impl Client {
             .pointer("/result/protocolVersion")
             .and_then(Value::as_str)
             .ok_or_else(|| {
-                ClientError::Protocol(format!(
+                ClientError::protocol(format!(
                     "the server answered neither server/discover nor initialize: {reply}"
                 ))
             })?
@@ -83,7 +83,7 @@ impl Client {
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         match &self.transport {
             Transport::Http { url, http, .. } => {
-                self.post_legacy(url, http, &version, session.as_deref(), &initialized)
+                self.post_in_session(url, http, &version, session.as_deref(), &initialized)
                     .await?;
                 // Many 2025 servers send their requests on the standalone stream rather than
                 // on the stream of the call they belong to: listen there too, with the stream
@@ -114,8 +114,9 @@ impl Client {
                 }
             }
             Transport::Stdio { tx, .. } => {
-                tx.send(initialized.to_string())
-                    .map_err(|_| ClientError::Transport("server stdin closed".into()))?;
+                tx.send(initialized.to_string()).map_err(|_| {
+                    ClientError::transport(STDIO, Cause::words("server stdin closed"))
+                })?;
             }
             Transport::InProcess { handle } => {
                 handle(initialized.to_string()).await;
@@ -164,7 +165,7 @@ impl Client {
         let mut params = match params {
             Value::Object(m) => m,
             Value::Null => Map::new(),
-            _ => return Err(ClientError::Protocol("params must be an object".into())),
+            _ => return Err(ClientError::protocol("params must be an object")),
         };
         // Inside `with_progress`: this request carries a progress token of its own.
         let _watching = match PROGRESS.try_with(Arc::clone) {
@@ -196,21 +197,21 @@ impl Client {
                     let (mut renewals, mut resent) = (0, 0);
                     loop {
                         let Negotiated::Session { version, session } = &*era else {
-                            return Err(ClientError::Protocol(
-                                "the server left the 2025 protocol".into(),
-                            ));
+                            return Err(ClientError::protocol("the server left the 2025 protocol"));
                         };
                         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
                         let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": &params});
                         match self
-                            .post_legacy(url, http, version, session.as_deref(), &msg)
+                            .post_in_session(url, http, version, session.as_deref(), &msg)
                             .await
                         {
                             // The server no longer knows the session (it restarted, or another
                             // instance answered): open a new one and send the request there.
                             // Behind a load balancer the new session may land on an instance
                             // that is itself stopping: a few tries, a little apart.
-                            Err(ClientError::SessionEnded(_)) if renewals < SESSION_RENEWALS => {
+                            Err(ClientError::SessionEnded { .. })
+                                if renewals < SESSION_RENEWALS =>
+                            {
                                 self.forget_session(&era);
                                 era = loop {
                                     if renewals > 0 {
@@ -224,8 +225,8 @@ impl Client {
                                         Ok(era) => break era,
                                         // The new session's instance went away as it opened.
                                         Err(
-                                            ClientError::SessionEnded(_)
-                                            | ClientError::ReplyLost(_),
+                                            ClientError::SessionEnded { .. }
+                                            | ClientError::ReplyLost { .. },
                                         ) if renewals < SESSION_RENEWALS => {}
                                         Err(e) => return Err(e),
                                     }
@@ -233,7 +234,7 @@ impl Client {
                             }
                             // Sent again in the session: if the session went with its
                             // instance, the answer is a 404 and the arm above moves on.
-                            Err(ClientError::ReplyLost(_)) if resent < self.resend_lost => {
+                            Err(ClientError::ReplyLost { .. }) if resent < self.resend_lost => {
                                 resent += 1;
                                 tokio::time::sleep(resend_pause(resent)).await;
                             }
@@ -270,7 +271,7 @@ impl Client {
         let mut reply = loop {
             match self.send(&msg).await {
                 // Self-contained: any instance can take it again, under a new id.
-                Err(ClientError::ReplyLost(_)) if resent < self.resend_lost => {
+                Err(ClientError::ReplyLost { .. }) if resent < self.resend_lost => {
                     resent += 1;
                     resent_flag.store(true, Ordering::Relaxed);
                     tokio::time::sleep(resend_pause(resent)).await;
@@ -311,16 +312,16 @@ impl Client {
     pub(crate) fn result_of(reply: Value) -> Result<Value, ClientError> {
         let mut reply = match reply {
             Value::Object(m) => m,
-            _ => return Err(ClientError::Protocol("reply is not an object".into())),
+            _ => return Err(ClientError::protocol("reply is not an object")),
         };
         if let Some(err) = reply.remove("error") {
             let e: oxmcp_schema::Error = serde_json::from_value(err)
-                .map_err(|e| ClientError::Protocol(format!("bad error object: {e}")))?;
+                .map_err(|e| ClientError::protocol(format!("bad error object: {e}")))?;
             return Err(ClientError::Rpc(e));
         }
         reply
             .remove("result")
-            .ok_or_else(|| ClientError::Protocol("reply has neither result nor error".into()))
+            .ok_or_else(|| ClientError::protocol("reply has neither result nor error"))
     }
 
     /// Record the header arguments of every tool in a `tools/list` result.
@@ -360,7 +361,7 @@ impl Client {
             Some(Ok(declared)) => declared,
             // A client must not call a tool whose header declarations are invalid.
             Some(Err(why)) => {
-                return Err(ClientError::Protocol(format!(
+                return Err(ClientError::protocol(format!(
                     "tool `{tool}` declares an invalid x-mcp-header ({why}); it is not called"
                 )))
             }
@@ -374,7 +375,7 @@ impl Client {
             };
             let name = format!("mcp-param-{}", header.to_ascii_lowercase());
             if hyper::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
-                return Err(ClientError::Protocol(format!(
+                return Err(ClientError::protocol(format!(
                     "tool `{tool}` mirrors `{arg}` in `{header}`, which is not a valid header name"
                 )));
             }

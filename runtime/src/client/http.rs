@@ -8,7 +8,7 @@ impl Client {
     /// POST one message of a 2025 session and read its reply, answering the server's own
     /// requests on the response stream; the reply (`Null` for a notification or response) and
     /// the session id the server set.
-    pub(super) async fn post_legacy(
+    pub(super) async fn post_in_session(
         &self,
         url: &str,
         http: &HttpClient,
@@ -23,7 +23,7 @@ impl Client {
                 req = req.header("mcp-session-id", s);
             }
             req.body(Full::new(body.clone()))
-                .map_err(|e| ClientError::Transport(e.to_string()))
+                .map_err(|e| ClientError::transport(url, Cause::of(e)))
         };
         // A request of an open session (never `initialize`) whose reply is abandoned is
         // cancelled in the session.
@@ -46,9 +46,10 @@ impl Client {
                 if let Some(guard) = &mut in_flight {
                     guard.id = None;
                 }
-                return Err(ClientError::SessionEnded(format!(
-                    "{url}: session {session} not found (HTTP 404)"
-                )));
+                return Err(ClientError::SessionEnded {
+                    target: url.to_string(),
+                    session: session.to_string(),
+                });
             }
         }
         let set_session = resp
@@ -63,7 +64,7 @@ impl Client {
             version: version.to_string(),
             session: set_session.clone().or_else(|| session.map(str::to_string)),
         };
-        let reply = self.read_reply(resp, msg.get("id"), Some(back)).await;
+        let reply = self.read_reply(url, resp, msg.get("id"), Some(back)).await;
         if let Some(guard) = &mut in_flight {
             guard.id = None;
         }
@@ -76,11 +77,17 @@ impl Client {
     /// a reply (a notification or response, or 202) gives `Null`.
     pub(super) async fn read_reply(
         &self,
+        url: &str,
         resp: hyper::Response<hyper::body::Incoming>,
         id: Option<&Value>,
         session: Option<SessionHttp>,
     ) -> Result<Value, ClientError> {
         let status = resp.status();
+        let challenge = resp
+            .headers()
+            .get(hyper::header::WWW_AUTHENTICATE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
         let is_sse = resp
             .headers()
             .get("content-type")
@@ -104,13 +111,13 @@ impl Client {
                             e @ (eventsource_stream::EventStreamError::Utf8(_)
                             | eventsource_stream::EventStreamError::Parser(_)),
                         ) => {
-                            return Err(ClientError::Protocol(format!(
+                            return Err(ClientError::protocol(format!(
                                 "the event stream does not read: {e}"
                             )))
                         }
                         // A session's stream is resumed below; any other is lost.
                         Err(_) if session.is_some() => break,
-                        Err(e) => return Err(ClientError::ReplyLost(e.to_string())),
+                        Err(e) => return Err(ClientError::reply_lost(url, Cause::of(e))),
                     };
                     cursor.saw(&ev);
                     let Ok(v) = crate::wire::from_text::<Value>(&ev.data) else {
@@ -147,39 +154,62 @@ impl Client {
                     // The session is gone (its instance stopped, say): the request is sent
                     // again in a new one.
                     Opened::Gone => {
-                        return Err(ClientError::SessionEnded(format!(
-                            "{}: the session's stream cannot be resumed (HTTP 404)",
-                            s.url
-                        )))
+                        return Err(ClientError::SessionEnded {
+                            target: s.url.clone(),
+                            session: s.session.clone().unwrap_or_default(),
+                        })
                     }
                     Opened::Refused(why) | Opened::Failed(why) => {
-                        return Err(ClientError::Transport(format!(
-                            "resuming the event stream: {why}"
-                        )))
+                        return Err(ClientError::transport(
+                            url,
+                            Cause::words(format!("resuming the event stream: {why}")),
+                        ))
                     }
                 };
             }
-            return Err(ClientError::ReplyLost(
-                "event stream ended without a response".into(),
+            return Err(ClientError::reply_lost(
+                url,
+                Cause::words("the event stream ended without a response"),
             ));
         }
         let body = resp
             .into_body()
             .collect()
             .await
-            .map_err(|e| ClientError::ReplyLost(e.to_string()))?
+            .map_err(|e| ClientError::reply_lost(url, Cause::of(e)))?
             .to_bytes();
         if session.is_some() && (id.is_none() || body.is_empty()) {
             return Ok(Value::Null);
         }
-        serde_json::from_slice(&body).map_err(|_| {
-            let why = format!("HTTP {status} without a JSON-RPC body");
-            // A gateway's own answer: the instance behind it never replied.
-            if matches!(status.as_u16(), 502..=504) {
-                ClientError::ReplyLost(why)
-            } else {
-                ClientError::Transport(why)
+        // Refused at the door, whatever the body says: the challenge says what to do.
+        match status.as_u16() {
+            401 => {
+                return Err(ClientError::Unauthorized {
+                    challenge: Challenge::parse(challenge.as_deref()),
+                    logged_in: self.logs_in(),
+                })
             }
+            403 => {
+                let challenge = Challenge::parse(challenge.as_deref());
+                if challenge.error.as_deref() == Some("insufficient_scope") {
+                    return Err(ClientError::Forbidden {
+                        scopes: challenge.scopes(),
+                        challenge,
+                    });
+                }
+            }
+            _ => {}
+        }
+        serde_json::from_slice(&body).map_err(|_| match status.as_u16() {
+            // A gateway's own answer: the instance behind it never replied.
+            502..=504 => ClientError::reply_lost(
+                url,
+                Cause::words(format!("HTTP {status} without a JSON-RPC body")),
+            ),
+            status => ClientError::HttpStatus {
+                target: url.to_string(),
+                status,
+            },
         })
     }
 
@@ -216,10 +246,10 @@ impl Client {
                 req = req.header(header, value);
             }
             req.body(Full::new(body.clone()))
-                .map_err(|e| ClientError::Transport(e.to_string()))
+                .map_err(|e| ClientError::transport(url, Cause::of(e)))
         };
         let resp = self.send_authorized(http, url, build).await?;
-        self.read_reply(resp, msg.get("id"), None).await
+        self.read_reply(url, resp, msg.get("id"), None).await
     }
 
     /// Send the request `build` makes, with the client's headers. Under OAuth it carries the
@@ -250,7 +280,7 @@ impl Client {
             let resp = http
                 .request(req)
                 .await
-                .map_err(|e| error::exchange_failed(url, &e))?;
+                .map_err(|e| error::exchange_failed(url, e))?;
             // A server whose challenges never end (a new DPoP nonce each time) gets its answer
             // passed on after a few sends.
             #[cfg(feature = "oauth")]
@@ -294,9 +324,10 @@ impl Client {
 /// lost in transit (which would be sent again).
 pub(super) fn target(url: &str) -> Result<hyper::Uri, ClientError> {
     let invalid = |why: String| {
-        ClientError::Transport(format!(
-            "{url}: not an absolute http:// or https:// URL{why}"
-        ))
+        ClientError::transport(
+            url,
+            Cause::words(format!("not an absolute http:// or https:// URL{why}")),
+        )
     };
     let uri = hyper::Uri::try_from(url).map_err(|e| invalid(format!(" ({e})")))?;
     if !matches!(uri.scheme_str(), Some("http" | "https")) || uri.authority().is_none() {

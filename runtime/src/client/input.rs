@@ -29,7 +29,9 @@ impl InputHandler for DeclineAll {
         Box::pin(async move {
             match request {
                 InputRequest::ElicitRequest(_) => Ok(json!({"action": "decline"})),
-                other => Err(ClientError::Unanswerable(other.variant_name().to_string())),
+                other => Err(ClientError::Unanswerable {
+                    request: InputKind::of(&other),
+                }),
             }
         })
     }
@@ -56,7 +58,11 @@ pub trait TypedInput: Send + Sync + 'static {
         request: oxmcp_schema::CreateMessageRequest,
     ) -> BoxFuture<Result<oxmcp_schema::CreateMessageResult, ClientError>> {
         let _ = request;
-        Box::pin(async { Err(ClientError::Unanswerable("CreateMessageRequest".into())) })
+        Box::pin(async {
+            Err(ClientError::Unanswerable {
+                request: InputKind::Sampling,
+            })
+        })
     }
 
     /// List the client's roots.
@@ -65,7 +71,11 @@ pub trait TypedInput: Send + Sync + 'static {
         request: oxmcp_schema::ListRootsRequest,
     ) -> BoxFuture<Result<oxmcp_schema::ListRootsResult, ClientError>> {
         let _ = request;
-        Box::pin(async { Err(ClientError::Unanswerable("ListRootsRequest".into())) })
+        Box::pin(async {
+            Err(ClientError::Unanswerable {
+                request: InputKind::Roots,
+            })
+        })
     }
 }
 
@@ -77,7 +87,8 @@ pub struct Typed<T>(pub T);
 impl<T: TypedInput> InputHandler for Typed<T> {
     fn answer(&self, _key: &str, request: InputRequest) -> BoxFuture<Result<Value, ClientError>> {
         fn json<R: serde_core::Serialize>(result: R) -> Result<Value, ClientError> {
-            serde_json::to_value(result).map_err(|e| ClientError::Protocol(e.to_string()))
+            serde_json::to_value(result)
+                .map_err(|e| ClientError::protocol_because("an answer does not serialize", e))
         }
         match request {
             InputRequest::ElicitRequest(r) => {
@@ -93,8 +104,8 @@ impl<T: TypedInput> InputHandler for Typed<T> {
                 Box::pin(async move { json(answer.await?) })
             }
             other => {
-                let kind = other.variant_name().to_string();
-                Box::pin(async move { Err(ClientError::Unanswerable(kind)) })
+                let request = InputKind::of(&other);
+                Box::pin(async move { Err(ClientError::Unanswerable { request }) })
             }
         }
     }

@@ -41,7 +41,9 @@ mod stdio;
 mod tasks;
 
 use error::causes;
-pub use error::ClientError;
+pub use error::{
+    Cause, Challenge, ClientError, FrontmatterProblem, InputKind, LoginStep, Verification,
+};
 use input::answer_server_request;
 pub use input::{Capabilities, DeclineAll, InputHandler, Typed, TypedInput};
 pub use progress::Progress;
@@ -98,6 +100,9 @@ fn speaks_ours(result: &Value) -> bool {
 
 /// Reconnections in a row, with nothing received, to a 2025-era stream that ends before its reply.
 const MAX_RECONNECTS: u32 = 5;
+
+/// The target a stdio transport's errors name: the server at the other end of the pipes.
+const STDIO: &str = "the server's stdio";
 
 /// The version this client asks a 2025-era server for.
 const SESSION_VERSION: &str = "2025-11-25";
@@ -451,9 +456,9 @@ impl Client {
     /// `Mcp-Name`, `Mcp-Session-Id`) is not replaced. An invalid name or value is an error.
     pub fn header(mut self, name: &str, value: &str) -> Result<Self, ClientError> {
         let name = hyper::header::HeaderName::from_bytes(name.trim().as_bytes())
-            .map_err(|e| ClientError::Transport(format!("header name `{name}`: {e}")))?;
+            .map_err(|e| ClientError::protocol_because(format!("header name `{name}`"), e))?;
         let value = hyper::header::HeaderValue::from_str(value.trim())
-            .map_err(|e| ClientError::Transport(format!("header `{name}`: {e}")))?;
+            .map_err(|e| ClientError::protocol_because(format!("header `{name}`"), e))?;
         Arc::make_mut(&mut self.headers).fixed.append(name, value);
         Ok(self)
     }
@@ -480,10 +485,19 @@ impl Client {
     pub async fn login(&self) -> Result<(), ClientError> {
         match &self.headers.auth {
             Some(auth) => auth.login().await,
-            None => Err(ClientError::Unauthorized(
-                "the client has no OAuth configuration".into(),
+            None => Err(ClientError::login(
+                LoginStep::Discovery,
+                "the client has no OAuth configuration (Client::oauth)",
             )),
         }
+    }
+
+    /// Whether requests carry a login's tokens ([`Client::oauth`]).
+    fn logs_in(&self) -> bool {
+        #[cfg(feature = "oauth")]
+        return self.headers.auth.is_some();
+        #[cfg(not(feature = "oauth"))]
+        false
     }
 
     /// Compute headers for every HTTP request with `source`, e.g. an `Authorization` header
@@ -624,16 +638,17 @@ impl Client {
             .http
             .request(req)
             .await
-            .map_err(|e| ClientError::Transport(format!("{url}: {}", causes(&e))))?;
+            .map_err(|e| ClientError::transport(url.as_str(), Cause::of(e)))?;
         let status = resp.status();
         let _ = resp.into_body().collect().await;
         // 405: the server does not let clients end sessions; it expires them itself.
         if status.is_success() || status == hyper::StatusCode::METHOD_NOT_ALLOWED {
             Ok(())
         } else {
-            Err(ClientError::Transport(format!(
-                "{url}: ending the session: HTTP {status}"
-            )))
+            Err(ClientError::HttpStatus {
+                target: url.to_string(),
+                status: status.as_u16(),
+            })
         }
     }
 

@@ -52,7 +52,7 @@ impl Client {
                     let mut answers = Map::new();
                     for (key, req) in reqs {
                         let request: InputRequest = serde_json::from_value(req).map_err(|e| {
-                            ClientError::Protocol(format!("input request `{key}`: {e}"))
+                            ClientError::protocol(format!("input request `{key}`: {e}"))
                         })?;
                         let answer = self.handler.answer(&key, request).await?;
                         answers.insert(key, answer);
@@ -65,6 +65,8 @@ impl Client {
                 }
             }
         }
-        Err(ClientError::TooManyRounds(self.max_rounds))
+        Err(ClientError::TooManyRounds {
+            rounds: self.max_rounds,
+        })
     }
 }

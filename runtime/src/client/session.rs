@@ -68,7 +68,7 @@ impl SessionHttp {
         }
         let mut req = req
             .body(Full::new(body))
-            .map_err(|e| ClientError::Transport(e.to_string()))?;
+            .map_err(|e| ClientError::transport(self.url.as_str(), Cause::of(e)))?;
         add_headers(&mut req, &self.headers);
         Ok(req)
     }
@@ -111,16 +111,16 @@ impl SessionHttp {
             .http
             .request(req)
             .await
-            .map_err(|e| error::exchange_failed(&self.url, &e))?;
+            .map_err(|e| error::exchange_failed(&self.url, e))?;
         let status = resp.status();
         let _ = resp.into_body().collect().await;
         // The answer reached no one: the session is gone with its instance, and the request
         // the answer was for goes again in a new session.
         if status == hyper::StatusCode::NOT_FOUND {
-            return Err(ClientError::SessionEnded(format!(
-                "{}: an answer to the server was refused (HTTP 404)",
-                self.url
-            )));
+            return Err(ClientError::SessionEnded {
+                target: self.url.clone(),
+                session: self.session.clone().unwrap_or_default(),
+            });
         }
         Ok(())
     }

@@ -33,7 +33,7 @@ pub struct SkillFile {
 #[cfg(feature = "skills")]
 impl SkillEntry {
     fn parse(value: &Value) -> Result<SkillEntry, ClientError> {
-        let bad = |why: &str| ClientError::Protocol(format!("a skill entry {why}: {value}"));
+        let bad = |why: &str| ClientError::protocol(format!("a skill entry {why}: {value}"));
         let uri = value["uri"].as_str().ok_or_else(|| bad("has no uri"))?;
         let frontmatter = value["frontmatter"]
             .as_object()
@@ -105,7 +105,10 @@ impl Client {
     ) -> Result<Vec<u8>, ClientError> {
         let listed = match &skill.files {
             Some(files) => Some(files.iter().find(|f| f.uri == uri).ok_or_else(|| {
-                ClientError::Unverified(format!("{uri} is not a file of {}", skill.uri))
+                ClientError::Unverified {
+                    uri: uri.to_string(),
+                    failed: Verification::NotListed,
+                }
             })?),
             None => None,
         };
@@ -113,41 +116,48 @@ impl Client {
         let content = result
             .contents
             .first()
-            .ok_or_else(|| ClientError::Protocol(format!("{uri}: no contents")))?;
+            .ok_or_else(|| ClientError::protocol(format!("{uri}: no contents")))?;
         let content =
-            serde_json::to_value(content).map_err(|e| ClientError::Protocol(e.to_string()))?;
+            serde_json::to_value(content).map_err(|e| ClientError::protocol_because(uri, e))?;
         let bytes = match (content["text"].as_str(), content["blob"].as_str()) {
             (Some(text), _) => text.as_bytes().to_vec(),
             (None, Some(blob)) => base64_simd::STANDARD
                 .decode_to_vec(blob)
-                .map_err(|_| ClientError::Protocol(format!("{uri}: a blob that is not base64")))?,
-            (None, None) => return Err(ClientError::Protocol(format!("{uri}: no text or blob"))),
+                .map_err(|_| ClientError::protocol(format!("{uri}: a blob that is not base64")))?,
+            (None, None) => return Err(ClientError::protocol(format!("{uri}: no text or blob"))),
         };
         if let Some(file) = listed {
             if bytes.len() as u64 != file.size {
-                return Err(ClientError::Unverified(format!(
-                    "{uri}: {} bytes, the entry says {}",
-                    bytes.len(),
-                    file.size
-                )));
+                return Err(ClientError::Unverified {
+                    uri: uri.to_string(),
+                    failed: Verification::Size {
+                        expected: file.size,
+                        actual: bytes.len() as u64,
+                    },
+                });
             }
             let digest = crate::skills::digest(&bytes);
             if !digest.eq_ignore_ascii_case(&file.digest) {
-                return Err(ClientError::Unverified(format!(
-                    "{uri}: digest {digest}, the entry says {}",
-                    file.digest
-                )));
+                return Err(ClientError::Unverified {
+                    uri: uri.to_string(),
+                    failed: Verification::Digest {
+                        expected: file.digest.clone(),
+                        actual: digest,
+                    },
+                });
             }
         }
         if uri == skill.uri {
-            let text = std::str::from_utf8(&bytes)
-                .map_err(|_| ClientError::Unverified(format!("{uri}: SKILL.md is not UTF-8")))?;
+            let unverified = |problem| ClientError::Unverified {
+                uri: uri.to_string(),
+                failed: Verification::Frontmatter(problem),
+            };
+            let text =
+                std::str::from_utf8(&bytes).map_err(|_| unverified(FrontmatterProblem::NotUtf8))?;
             let frontmatter = crate::skills::parse_frontmatter(text)
-                .map_err(|why| ClientError::Unverified(format!("{uri}: {why}")))?;
+                .map_err(|reason| unverified(FrontmatterProblem::Unreadable { reason }))?;
             if frontmatter != skill.frontmatter {
-                return Err(ClientError::Unverified(format!(
-                    "{uri}: its frontmatter differs from the skill's entry"
-                )));
+                return Err(unverified(FrontmatterProblem::DiffersFromEntry));
             }
         }
         Ok(bytes)

@@ -29,15 +29,15 @@ impl Client {
             .stderr(std::process::Stdio::piped())
             .kill_on_drop(true)
             .spawn()
-            .map_err(|e| ClientError::Transport(format!("spawn {program}: {e}")))?;
+            .map_err(|e| ClientError::transport(program, Cause::of(e)))?;
         let stdin = child
             .stdin
             .take()
-            .ok_or_else(|| ClientError::Transport("no stdin".into()))?;
+            .ok_or_else(|| ClientError::transport(STDIO, Cause::words("no stdin")))?;
         let stdout = child
             .stdout
             .take()
-            .ok_or_else(|| ClientError::Transport("no stdout".into()))?;
+            .ok_or_else(|| ClientError::transport(STDIO, Cause::words("no stdout")))?;
         if let Some(stderr) = child.stderr.take() {
             tokio::spawn(async move {
                 let mut reader = LineReader::new(stderr);
@@ -164,7 +164,7 @@ impl Client {
         let (wtx, wrx) = oneshot::channel();
         pending
             .lock()
-            .map_err(|_| ClientError::Transport("poisoned".into()))?
+            .map_err(|_| ClientError::transport(STDIO, Cause::words("poisoned")))?
             .insert(key.clone(), wtx);
         // Checked after registering: the reader sets the flag before it clears the
         // waiting calls, so a call is either cleared or sees the flag.
@@ -172,8 +172,9 @@ impl Client {
             if let Ok(mut p) = pending.lock() {
                 p.remove(&key);
             }
-            return Err(ClientError::Transport(
-                "the server's output has ended".into(),
+            return Err(ClientError::transport(
+                STDIO,
+                Cause::words("the server's output has ended"),
             ));
         }
         let mut in_flight = CancelOnDrop {
@@ -183,10 +184,12 @@ impl Client {
             id: Some(id),
         };
         tx.send(msg.to_string())
-            .map_err(|_| ClientError::Transport("server stdin closed".into()))?;
+            .map_err(|_| ClientError::transport(STDIO, Cause::words("server stdin closed")))?;
         let reply = wrx.await;
         in_flight.id = None;
-        reply.map_err(|_| ClientError::Transport("server exited before replying".into()))
+        reply.map_err(|_| {
+            ClientError::reply_lost(STDIO, Cause::words("the server exited before replying"))
+        })
     }
 }
 

@@ -217,19 +217,16 @@ impl Client {
                 .map_or(poll, |_| poll_interval(&got));
             match TaskStatus::of(got["status"].as_str().unwrap_or("")) {
                 TaskStatus::Completed => {
-                    let result = got
-                        .get_mut("result")
-                        .map(Value::take)
-                        .ok_or_else(|| ClientError::Protocol(format!(
-                            "task {task_id} completed without a result"
-                        )))?;
+                    let result = got.get_mut("result").map(Value::take).ok_or_else(|| {
+                        ClientError::protocol(format!("task {task_id} completed without a result"))
+                    })?;
                     return Self::typed(result);
                 }
                 TaskStatus::Failed => {
                     let error = got.get_mut("error").map(Value::take).unwrap_or(Value::Null);
                     return Err(match serde_json::from_value::<oxmcp_schema::Error>(error) {
                         Ok(error) => ClientError::Rpc(error),
-                        Err(_) => ClientError::Protocol(format!(
+                        Err(_) => ClientError::protocol(format!(
                             "task {task_id} failed without a readable error"
                         )),
                     });
@@ -252,7 +249,7 @@ impl Client {
                     for (key, request) in asked {
                         let request: InputRequest =
                             serde_json::from_value(request).map_err(|e| {
-                                ClientError::Protocol(format!(
+                                ClientError::protocol(format!(
                                     "task {task_id}: input request `{key}`: {e}"
                                 ))
                             })?;

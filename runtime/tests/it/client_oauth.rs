@@ -24,7 +24,13 @@ impl AuthorizationHandler for Counting {
         _url: oxmcp::client::oauth::Url,
     ) -> BoxFuture<Result<oxmcp::client::oauth::Url, ClientError>> {
         self.0.fetch_add(1, Ordering::SeqCst);
-        Box::pin(async { Err(ClientError::Unauthorized("declined".into())) })
+        Box::pin(async {
+            Err(ClientError::Login {
+                step: oxmcp::client::LoginStep::Authorization,
+                detail: "declined".into(),
+                cause: None,
+            })
+        })
     }
 }
 
@@ -106,7 +112,7 @@ async fn metadata_for_another_resource_stops_the_login() {
         .oauth(OAuth::authorization_code(Counting(asked.clone())));
     let refused = client.list_tools().await;
     assert!(
-        matches!(&refused, Err(ClientError::Unauthorized(m)) if m.contains("elsewhere.example")),
+        matches!(&refused, Err(e @ ClientError::Login { .. }) if e.to_string().contains("elsewhere.example")),
         "{refused:?}"
     );
     assert_eq!(asked.load(Ordering::SeqCst), 0);
@@ -484,7 +490,7 @@ fn scripted_login(
             {
                 Ok(Ok(listed)) => Ok(listed.tools.len()),
                 Ok(Err(e)) => Err(e),
-                Err(_) => Err(ClientError::Transport("the login did not end".into())),
+                Err(_) => Err(ClientError::protocol("the login did not end")),
             };
         server.abort();
         let seen = seen.lock().unwrap().clone();
@@ -520,7 +526,7 @@ proptest::proptest! {
     ) {
         let script = Script { resource, server, register, token, redirect };
         let (listed, seen, asked, origin) = scripted_login(script.clone());
-        let timed_out = matches!(&listed, Err(ClientError::Transport(m)) if m.contains("did not end"));
+        let timed_out = matches!(&listed, Err(e @ ClientError::Protocol { .. }) if e.to_string().contains("did not end"));
         proptest::prop_assert!(!timed_out, "the login did not end");
         if script.sound() {
             proptest::prop_assert_eq!(listed.as_ref().ok(), Some(&0), "a sound login failed: {:?}", listed);
@@ -607,7 +613,7 @@ fn an_authorization_server_off_this_host_must_be_https() {
     };
     let (listed, seen, asked, _) = scripted_login(script);
     assert!(
-        matches!(&listed, Err(ClientError::Unauthorized(m)) if m.contains("not HTTPS")),
+        matches!(&listed, Err(e @ ClientError::Login { .. }) if e.to_string().contains("not HTTPS")),
         "{listed:?}"
     );
     assert!(asked.is_empty() && !seen.iter().any(|r| r.path == "/register"));
@@ -622,7 +628,7 @@ fn an_authorization_server_off_this_host_must_be_https() {
         };
         let (listed, _, asked, _) = scripted_login(script);
         assert!(
-            matches!(&listed, Err(ClientError::Unauthorized(m)) if m.contains("not HTTPS") && m.contains(at)),
+            matches!(&listed, Err(e @ ClientError::Login { .. }) if e.to_string().contains("not HTTPS") && e.to_string().contains(at)),
             "{at}: {listed:?}"
         );
         assert!(asked.is_empty(), "{at}: the user was asked to authorize");
@@ -939,7 +945,7 @@ async fn metadata_for_a_parent_of_the_server_stops_the_login() {
             .oauth(OAuth::authorization_code(Counting(asked.clone())));
         let refused = client.list_tools().await;
         assert!(
-            matches!(&refused, Err(ClientError::Unauthorized(m)) if m.contains("metadata is for")),
+            matches!(&refused, Err(e @ ClientError::Login { .. }) if e.to_string().contains("metadata is for")),
             "{parent:?}: {refused:?}"
         );
         assert_eq!(asked.load(Ordering::SeqCst), 0);

@@ -101,7 +101,7 @@ fn with_tasks(client: Client, asked: Arc<AtomicUsize>) -> Client {
                         asked.fetch_add(1, Ordering::SeqCst);
                         Ok(json!({"action": "accept", "content": {"confirm": true}}))
                     }
-                    other => Err(ClientError::Unanswerable(other.variant_name().into())),
+                    other => Err(ClientError::unanswerable(&other)),
                 }
             })
         },

@@ -299,7 +299,7 @@ async fn a_gateways_502_is_a_lost_reply_and_is_sent_again_when_asked() {
         let plain = answering(Client::http(&url).era(era));
         let lost = plain.call_tool("greet", json!({})).await.unwrap_err();
         assert!(
-            matches!(lost, ClientError::ReplyLost(_)),
+            matches!(lost, ClientError::ReplyLost { .. }),
             "{era:?}: {lost:?}"
         );
         assert!(lost.to_string().contains("502"), "{lost}");
@@ -316,7 +316,7 @@ async fn a_gateways_502_is_a_lost_reply_and_is_sent_again_when_asked() {
         gateway.fail_posts.store(3, Ordering::SeqCst);
         let lost = resending.call_tool("greet", json!({})).await.unwrap_err();
         assert!(
-            matches!(lost, ClientError::ReplyLost(_)),
+            matches!(lost, ClientError::ReplyLost { .. }),
             "{era:?}: {lost:?}"
         );
         assert_eq!(gateway.fail_posts.load(Ordering::SeqCst), 0);
@@ -332,7 +332,7 @@ async fn a_2026_stream_cut_mid_way_is_lost_then_resent_to_another_instance() {
         .with_progress(|_| {}, plain.call_tool("report", json!({})))
         .await
         .unwrap_err();
-    assert!(matches!(lost, ClientError::ReplyLost(_)), "{lost:?}");
+    assert!(matches!(lost, ClientError::ReplyLost { .. }), "{lost:?}");
 
     let (gateway, url) = pair().await;
     *gateway.cut.lock().unwrap() = Some(("notifications/progress", Death::After));
@@ -412,7 +412,7 @@ async fn a_resent_round_whose_state_was_used_starts_the_call_over() {
         .call_tool("greet_twice", json!({}))
         .await
         .unwrap_err();
-    assert!(matches!(lost, ClientError::ReplyLost(_)), "{lost:?}");
+    assert!(matches!(lost, ClientError::ReplyLost { .. }), "{lost:?}");
 }
 
 /// A server whose event stream does not read (bytes that are not UTF-8) answered: the client
@@ -445,6 +445,6 @@ async fn an_event_stream_that_does_not_read_is_not_a_lost_reply() {
     });
     let client = Client::http(&url).era(Era::Stateless).resend_lost(3);
     let failed = client.call_tool("greet", json!({})).await.unwrap_err();
-    assert!(matches!(failed, ClientError::Protocol(_)), "{failed:?}");
+    assert!(matches!(failed, ClientError::Protocol { .. }), "{failed:?}");
     assert_eq!(posts.load(Ordering::SeqCst), 1, "sent once");
 }

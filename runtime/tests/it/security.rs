@@ -1506,3 +1506,56 @@ async fn a_key_without_alg_takes_one_family_its_type_allows() {
         .await
         .is_err());
 }
+
+#[tokio::test]
+async fn the_client_reports_a_missing_token_and_a_missing_scope_as_data() {
+    use oxmcp::client::{Client, ClientError, Era};
+    let url = start().await;
+    // No credentials at all: the challenge, and where to log in.
+    let bare = Client::http(&url).era(Era::Stateless);
+    let refused = bare.list_tools().await.unwrap_err();
+    let ClientError::Unauthorized {
+        challenge,
+        logged_in,
+    } = &refused
+    else {
+        panic!("{refused:?}")
+    };
+    assert!(!logged_in);
+    assert!(
+        challenge
+            .resource_metadata
+            .as_deref()
+            .is_some_and(|m| m.contains("/.well-known/oauth-protected-resource")),
+        "{challenge:?}"
+    );
+    assert!(refused.to_string().contains("Client::oauth"), "{refused}");
+    // A token without the scope a tool needs: the scopes it asks for.
+    let alice = token("alice", "", &url);
+    let scoped = Client::http(&url)
+        .era(Era::Stateless)
+        .header("authorization", &format!("Bearer {alice}"))
+        .unwrap();
+    let forbidden = scoped
+        .call_tool("test_admin_only", json!({}))
+        .await
+        .unwrap_err();
+    let ClientError::Forbidden { scopes, challenge } = &forbidden else {
+        panic!("{forbidden:?}")
+    };
+    assert_eq!(scopes, &["admin".to_string()]);
+    assert_eq!(challenge.error.as_deref(), Some("insufficient_scope"));
+    // In a 2025 session alike.
+    let session = Client::http(&url)
+        .era(Era::Session)
+        .header("authorization", &format!("Bearer {alice}"))
+        .unwrap();
+    let forbidden = session
+        .call_tool("test_admin_only", json!({}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&forbidden, ClientError::Forbidden { scopes, .. } if scopes == &["admin".to_string()]),
+        "{forbidden:?}"
+    );
+}

@@ -464,7 +464,7 @@ async fn the_client_lists_and_reads_skills_and_refuses_what_fails_verification()
     for entry in &cases {
         let refused = client.read_skill_file(entry, &entry.uri).await;
         assert!(
-            matches!(refused, Err(ClientError::Unverified(_))),
+            matches!(refused, Err(ClientError::Unverified { .. })),
             "{refused:?}"
         );
     }
@@ -472,5 +472,5 @@ async fn the_client_lists_and_reads_skills_and_refuses_what_fails_verification()
     let unlisted = client
         .read_skill_file(&pdf, "skill://acme/data-cleanup/SKILL.md")
         .await;
-    assert!(matches!(unlisted, Err(ClientError::Unverified(_))));
+    assert!(matches!(unlisted, Err(ClientError::Unverified { .. })));
 }

@@ -62,7 +62,10 @@ async fn client_completes_multi_round_flows_over_http() {
         .call_tool("test_input_required_result_multi_round", json!({}))
         .await
         .unwrap_err();
-    assert_eq!(err, ClientError::TooManyRounds(2));
+    assert!(
+        matches!(err, ClientError::TooManyRounds { rounds: 2 }),
+        "{err:?}"
+    );
     // Without capabilities the server answers -32021 for a tool that needs sampling.
     let bare = Client::http(&url);
     match bare.call_tool("test_missing_capability", json!({})).await {
@@ -603,11 +606,17 @@ async fn stdio_client_fails_calls_when_the_server_output_ends() {
     let first = tokio::time::timeout(Duration::from_secs(5), client.list_tools())
         .await
         .expect("the call ends instead of hanging");
-    assert!(matches!(first, Err(ClientError::Transport(_))), "{first:?}");
+    assert!(
+        matches!(first, Err(ClientError::Transport { .. })),
+        "{first:?}"
+    );
     let later = tokio::time::timeout(Duration::from_secs(5), client.list_tools())
         .await
         .expect("a later call ends too");
-    assert!(matches!(later, Err(ClientError::Transport(_))), "{later:?}");
+    assert!(
+        matches!(later, Err(ClientError::Transport { .. })),
+        "{later:?}"
+    );
 }
 
 #[tokio::test]

@@ -61,14 +61,18 @@ fn answer(_key: &str, request: InputRequest) -> BoxFuture<Result<Value, ClientEr
                     json!({"action": "accept", "content": sample_object(&schema)})
                 }
                 ElicitRequestParams::ElicitRequestURLParams(_) => json!({"action": "accept"}),
-                other => return Err(ClientError::Unanswerable(other.variant_name().to_string())),
+                _ => {
+                    return Err(ClientError::Unanswerable {
+                        request: oxmcp::client::InputKind::Elicitation,
+                    })
+                }
             },
             InputRequest::CreateMessageRequest(_) => json!({
                 "role": "assistant", "model": "conformance-client",
                 "content": {"type": "text", "text": "ok"}
             }),
             InputRequest::ListRootsRequest(_) => json!({"roots": []}),
-            other => return Err(ClientError::Unanswerable(other.variant_name().to_string())),
+            other => return Err(ClientError::unanswerable(&other)),
         })
     })
 }

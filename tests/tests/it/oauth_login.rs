@@ -137,7 +137,7 @@ async fn a_typed_client_calls_a_protected_tool_with_a_token() {
     assert!(
         matches!(
             &refused,
-            Err(ClientError::Transport(_) | ClientError::Rpc(_) | ClientError::Protocol(_))
+            Err(ClientError::Transport { .. } | ClientError::Rpc(_) | ClientError::Protocol { .. })
         ),
         "{refused:?}"
     );

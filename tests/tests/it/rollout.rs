@@ -264,9 +264,11 @@ fn answering(client: Client) -> Client {
                         ElicitRequestParams::ElicitRequestFormParams(form) => {
                             Ok(fill(&serde_json::to_value(&form.requested_schema).unwrap()))
                         }
-                        other => Err(ClientError::Unanswerable(other.variant_name().into())),
+                        _ => Err(ClientError::Unanswerable {
+                            request: oxmcp::client::InputKind::Elicitation,
+                        }),
                     },
-                    other => Err(ClientError::Unanswerable(other.variant_name().into())),
+                    other => Err(ClientError::unanswerable(&other)),
                 }
             })
         },

@@ -67,7 +67,7 @@ async fn the_generated_client_calls_the_server_with_its_own_types() {
         })
         .await;
     assert!(
-        matches!(&refused, Err(ClientError::Tool(m)) if m.contains("two stops")),
+        matches!(&refused, Err(e @ ClientError::Tool { .. }) if e.tool_text().unwrap().contains("two stops")),
         "{refused:?}"
     );
     // A tool without an output schema returns the whole result.
@@ -83,7 +83,7 @@ async fn the_generated_client_calls_the_server_with_its_own_types() {
         })
         .await;
     assert!(
-        matches!(&nameless, Err(ClientError::Tool(m)) if m == "a name, please"),
+        matches!(&nameless, Err(e @ ClientError::Tool { .. }) if e.tool_text().unwrap() == "a name, please"),
         "{nameless:?}"
     );
     // A tool that takes no argument is called with none.

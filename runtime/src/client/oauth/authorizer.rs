@@ -216,7 +216,11 @@ impl Authorizer {
         self.set_current(Some(&credentials));
         let saved = self.config.store.save(&self.server, &credentials);
         session.credentials = Some(credentials);
-        saved.map_err(|e| unauthorized(format!("the token store failed: {e}")))
+        saved.map_err(|e| ClientError::Login {
+            step: LoginStep::Store,
+            detail: "the token store failed".into(),
+            cause: Some(Cause::of(e)),
+        })
     }
 
     /// A request got past the server's check: the run of attempts is over.
@@ -265,15 +269,18 @@ impl Authorizer {
         }
         let attempts = self.attempts.fetch_add(1, Ordering::Relaxed) + 1;
         if attempts > self.config.max_attempts {
-            return Err(unauthorized(format!(
-                "the server still refuses after {} authorizations (HTTP {status}{})",
-                self.config.max_attempts,
-                challenge
-                    .error
-                    .as_deref()
-                    .map(|e| format!(", {e}"))
-                    .unwrap_or_default()
-            )));
+            // The server still refuses after as many authorizations as the login allows.
+            return Err(if status == 403 {
+                ClientError::Forbidden {
+                    scopes: challenge.scopes(),
+                    challenge,
+                }
+            } else {
+                ClientError::Unauthorized {
+                    challenge,
+                    logged_in: true,
+                }
+            });
         }
         if status == 401
             && !self.refreshed.load(Ordering::Relaxed)
@@ -297,10 +304,10 @@ impl Authorizer {
     /// Refresh the access token with the refresh token, if there is one.
     pub(crate) async fn refresh(&self, session: &mut Session) -> Result<(), ClientError> {
         let Some(mut credentials) = session.credentials.clone() else {
-            return Err(unauthorized("no credentials"));
+            return Err(login_error(LoginStep::Token, "no credentials"));
         };
         let Some(refresh) = credentials.refresh_token.clone() else {
-            return Err(unauthorized("no refresh token"));
+            return Err(login_error(LoginStep::Token, "no refresh token"));
         };
         let client = self.token_client(&credentials)?;
         let refresh = RefreshToken::new(refresh);
@@ -334,8 +341,12 @@ impl Authorizer {
         >,
         ClientError,
     > {
-        let token = TokenUrl::new(c.token_endpoint.clone())
-            .map_err(|e| unauthorized(format!("token endpoint {}: {e}", c.token_endpoint)))?;
+        let token = TokenUrl::new(c.token_endpoint.clone()).map_err(|e| {
+            login_error(
+                LoginStep::Token,
+                format!("token endpoint {}: {e}", c.token_endpoint),
+            )
+        })?;
         let mut client = BasicClient::new(ClientId::new(c.client_id.clone()))
             .set_token_uri(token)
             .set_auth_type(if c.auth_method == "client_secret_basic" {

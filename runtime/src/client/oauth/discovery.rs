@@ -3,42 +3,6 @@
 
 use super::*;
 
-/// A `Bearer` or `DPoP` challenge's parameters (`WWW-Authenticate`).
-#[derive(Debug, Default)]
-pub(crate) struct Challenge {
-    pub(crate) resource_metadata: Option<String>,
-    pub(crate) scope: Option<String>,
-    pub(crate) error: Option<String>,
-}
-
-impl Challenge {
-    /// The `Bearer` (or `DPoP`) challenge among those of a `WWW-Authenticate` value (none if
-    /// there is no such challenge or the value does not parse).
-    pub(crate) fn parse(value: Option<&str>) -> Challenge {
-        let mut found = Challenge::default();
-        let Some(challenges) = value.and_then(|v| http_auth::parse_challenges(v).ok()) else {
-            return found;
-        };
-        for challenge in challenges {
-            if !challenge.scheme.eq_ignore_ascii_case("bearer")
-                && !challenge.scheme.eq_ignore_ascii_case("dpop")
-            {
-                continue;
-            }
-            for (name, value) in &challenge.params {
-                let value = Some(value.to_unescaped());
-                match name.to_ascii_lowercase().as_str() {
-                    "resource_metadata" => found.resource_metadata = value,
-                    "scope" => found.scope = value,
-                    "error" => found.error = value,
-                    _ => {}
-                }
-            }
-        }
-        found
-    }
-}
-
 /// An authorization server, as its metadata (or the 2025-03-26 defaults) describes it.
 #[derive(Debug, Clone)]
 pub(crate) struct AuthServer {
@@ -119,7 +83,7 @@ pub(crate) fn secure_endpoint(url: &Url, what: &str) -> Result<(), ClientError> 
     match url.scheme() {
         "https" => Ok(()),
         "http" if loopback => Ok(()),
-        _ => Err(unauthorized(format!(
+        _ => Err(login_error(LoginStep::Discovery, format!(
             "the authorization server's {what} {url} is not HTTPS (only a loopback host may use plain HTTP)"
         ))),
     }
@@ -160,17 +124,20 @@ impl Authorizer {
                 crate::client::LATEST_PROTOCOL_VERSION,
             )
             .body(Vec::new())
-            .map_err(|e| ClientError::Transport(format!("{url}: {e}")))?;
+            .map_err(|e| ClientError::transport(url, Cause::of(e)))?;
         let resp = self
             .exchange(req)
             .await
-            .map_err(|e| ClientError::Transport(e.0))?;
+            .map_err(|e| ClientError::transport(e.0.clone(), Cause::of(e)))?;
         if !resp.status().is_success() {
             return Ok(None);
         }
-        serde_json::from_slice(resp.body())
-            .map(Some)
-            .map_err(|e| unauthorized(format!("{url}: not a JSON document: {e}")))
+        serde_json::from_slice(resp.body()).map(Some).map_err(|e| {
+            login_error(
+                LoginStep::Discovery,
+                format!("{url}: not a JSON document: {e}"),
+            )
+        })
     }
 
     /// Find the resource's metadata and its authorization server. The metadata comes from the
@@ -180,7 +147,7 @@ impl Authorizer {
     /// §3.3): the server's URL, or for the root well-known URI the server's origin.
     pub(crate) async fn discover(&self, challenge: &Challenge) -> Result<Discovered, ClientError> {
         let server = Url::parse(&self.server)
-            .map_err(|e| ClientError::Transport(format!("{}: {e}", self.server)))?;
+            .map_err(|e| ClientError::transport(self.server.clone(), Cause::of(e)))?;
         // Each candidate with the resource identifiers its metadata may name.
         let mut candidates: Vec<(String, Vec<Url>)> = Vec::new();
         if let Some(named) = &challenge.resource_metadata {
@@ -230,19 +197,30 @@ impl Authorizer {
         let resource = metadata
             .get("resource")
             .and_then(Value::as_str)
-            .ok_or_else(|| unauthorized("the protected resource metadata names no resource"))?;
+            .ok_or_else(|| {
+                login_error(
+                    LoginStep::Discovery,
+                    "the protected resource metadata names no resource",
+                )
+            })?;
         if !resource_matches(resource, &identifiers) {
-            return Err(unauthorized(format!(
-                "the protected resource metadata is for {resource}, not {}",
-                self.server
-            )));
+            return Err(login_error(
+                LoginStep::Discovery,
+                format!(
+                    "the protected resource metadata is for {resource}, not {}",
+                    self.server
+                ),
+            ));
         }
         let issuer = metadata
             .get("authorization_servers")
             .and_then(|a| a.get(0))
             .and_then(Value::as_str)
             .ok_or_else(|| {
-                unauthorized("the protected resource metadata names no authorization server")
+                login_error(
+                    LoginStep::Discovery,
+                    "the protected resource metadata names no authorization server",
+                )
             })?;
         Ok(Discovered {
             resource: resource.to_string(),
@@ -258,8 +236,12 @@ impl Authorizer {
         issuer: &str,
         fallback: bool,
     ) -> Result<AuthServer, ClientError> {
-        let base = Url::parse(issuer)
-            .map_err(|e| unauthorized(format!("authorization server {issuer}: {e}")))?;
+        let base = Url::parse(issuer).map_err(|e| {
+            login_error(
+                LoginStep::Discovery,
+                format!("authorization server {issuer}: {e}"),
+            )
+        })?;
         secure_endpoint(&base, "issuer")?;
         for url in metadata_urls(&base) {
             let Some(m) = self.document(url.as_str()).await? else {
@@ -267,17 +249,17 @@ impl Authorizer {
             };
             let stated = m.get("issuer").and_then(Value::as_str).unwrap_or_default();
             if stated != issuer {
-                return Err(unauthorized(format!(
+                return Err(login_error(LoginStep::Discovery, format!(
                     "the authorization server metadata at {url} is for issuer {stated:?}, not {issuer:?}"
                 )));
             }
             let endpoint = |key: &str| {
-                let at = m
-                    .get(key)
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| unauthorized(format!("{url} has no {key}")))?;
-                let parsed = Url::parse(at)
-                    .map_err(|e| unauthorized(format!("{url}: {key} {at:?}: {e}")))?;
+                let at = m.get(key).and_then(Value::as_str).ok_or_else(|| {
+                    login_error(LoginStep::Discovery, format!("{url} has no {key}"))
+                })?;
+                let parsed = Url::parse(at).map_err(|e| {
+                    login_error(LoginStep::Discovery, format!("{url}: {key} {at:?}: {e}"))
+                })?;
                 secure_endpoint(&parsed, key)?;
                 Ok::<_, ClientError>(at.to_string())
             };
@@ -307,9 +289,10 @@ impl Authorizer {
             });
         }
         if !fallback {
-            return Err(unauthorized(format!(
-                "the authorization server {issuer} publishes no metadata"
-            )));
+            return Err(login_error(
+                LoginStep::Discovery,
+                format!("the authorization server {issuer} publishes no metadata"),
+            ));
         }
         let at = |path: &str| {
             let mut u = base.clone();

@@ -91,7 +91,7 @@ impl Authorizer {
                 let answer = self
                     .jwt_bearer(server, assertion, resource, &scope, &credentials, &http)
                     .await;
-                if let Err(e @ ClientError::Unauthorized(_)) = &answer {
+                if let Err(e @ ClientError::Login { .. }) = &answer {
                     *crate::wire::lock(&self.refused) = Some(e.clone());
                 }
                 answer?
@@ -103,19 +103,26 @@ impl Authorizer {
             }
             Grant::Code(handler) => {
                 if !server.pkce_s256 {
-                    return Err(unauthorized(format!(
-                        "the authorization server {} does not support PKCE with S256",
-                        server.key()
-                    )));
+                    return Err(login_error(
+                        LoginStep::Discovery,
+                        format!(
+                            "the authorization server {} does not support PKCE with S256",
+                            server.key()
+                        ),
+                    ));
                 }
                 let auth = AuthUrl::new(server.authorization_endpoint.clone()).map_err(|e| {
-                    unauthorized(format!(
-                        "authorization endpoint {}: {e}",
-                        server.authorization_endpoint
-                    ))
+                    login_error(
+                        LoginStep::Discovery,
+                        format!(
+                            "authorization endpoint {}: {e}",
+                            server.authorization_endpoint
+                        ),
+                    )
                 })?;
-                let redirect = RedirectUrl::new(handler.redirect_uri())
-                    .map_err(|e| unauthorized(format!("redirect URI: {e}")))?;
+                let redirect = RedirectUrl::new(handler.redirect_uri()).map_err(|e| {
+                    login_error(LoginStep::Authorization, format!("redirect URI: {e}"))
+                })?;
                 let client = client.set_auth_uri(auth).set_redirect_uri(redirect);
                 let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
                 let (url, state) = client
@@ -207,22 +214,24 @@ impl Authorizer {
             .finish();
         let req = req
             .body(body.into_bytes())
-            .map_err(|e| ClientError::Transport(format!("{endpoint}: {e}")))?;
+            .map_err(|e| ClientError::transport(endpoint.to_string(), Cause::of(e)))?;
         let resp = OAuthHttp::send(http.http.clone(), http.dpop.clone(), req)
             .await
-            .map_err(|e| ClientError::Transport(e.0))?;
+            .map_err(|e| ClientError::transport(e.0.clone(), Cause::of(e)))?;
         if !resp.status().is_success() {
             let refusal = serde_json::from_slice::<oauth2::basic::BasicErrorResponse>(resp.body())
                 .map(|e| e.to_string())
                 .unwrap_or_else(|_| format!("HTTP {}", resp.status()));
-            return Err(unauthorized(format!(
-                "the token endpoint {endpoint} refused: {refusal}"
-            )));
+            return Err(login_error(
+                LoginStep::Token,
+                format!("the token endpoint {endpoint} refused: {refusal}"),
+            ));
         }
         serde_json::from_slice(resp.body()).map_err(|e| {
-            unauthorized(format!(
-                "the token endpoint {endpoint} answered no token: {e}"
-            ))
+            login_error(
+                LoginStep::Token,
+                format!("the token endpoint {endpoint} answered no token: {e}"),
+            )
         })
     }
 
@@ -285,16 +294,20 @@ impl Authorizer {
     ) -> Result<String, ClientError> {
         let query: BTreeMap<String, String> = back.query_pairs().into_owned().collect();
         if let Some(error) = query.get("error") {
-            return Err(unauthorized(format!(
-                "authorization refused: {error}{}",
-                query
-                    .get("error_description")
-                    .map(|d| format!(": {d}"))
-                    .unwrap_or_default()
-            )));
+            return Err(login_error(
+                LoginStep::Authorization,
+                format!(
+                    "authorization refused: {error}{}",
+                    query
+                        .get("error_description")
+                        .map(|d| format!(": {d}"))
+                        .unwrap_or_default()
+                ),
+            ));
         }
         if query.get("state").map(String::as_str) != Some(state) {
-            return Err(unauthorized(
+            return Err(login_error(
+                LoginStep::Authorization,
                 "the authorization response's state is not this request's",
             ));
         }
@@ -302,25 +315,34 @@ impl Authorizer {
         // sends one must send it.
         match (query.get("iss"), &server.issuer) {
             (Some(iss), Some(issuer)) if iss != issuer => {
-                return Err(unauthorized(format!(
-                    "the authorization response comes from {iss:?}, not the issuer {issuer:?}"
-                )));
+                return Err(login_error(
+                    LoginStep::Authorization,
+                    format!(
+                        "the authorization response comes from {iss:?}, not the issuer {issuer:?}"
+                    ),
+                ));
             }
             (Some(iss), None) => {
-                return Err(unauthorized(format!(
-                    "the authorization response names an issuer ({iss:?}) where none was known"
-                )));
+                return Err(login_error(
+                    LoginStep::Authorization,
+                    format!(
+                        "the authorization response names an issuer ({iss:?}) where none was known"
+                    ),
+                ));
             }
             (None, _) if server.iss_parameter => {
-                return Err(unauthorized(
+                return Err(login_error(
+                    LoginStep::Authorization,
                     "the authorization response lacks the iss its server promises",
                 ));
             }
             _ => {}
         }
-        query
-            .get("code")
-            .cloned()
-            .ok_or_else(|| unauthorized("the authorization response has no code"))
+        query.get("code").cloned().ok_or_else(|| {
+            login_error(
+                LoginStep::Authorization,
+                "the authorization response has no code",
+            )
+        })
     }
 }

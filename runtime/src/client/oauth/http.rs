@@ -117,12 +117,19 @@ pub(crate) fn token_error<RE: std::error::Error + 'static, T: oauth2::ErrorRespo
 ) -> ClientError {
     match e {
         RequestTokenError::ServerResponse(r) => {
-            unauthorized(format!("the token endpoint refused: {r}"))
+            login_error(LoginStep::Token, format!("the token endpoint refused: {r}"))
         }
-        RequestTokenError::Request(r) => ClientError::Transport(format!("token endpoint: {r}")),
-        RequestTokenError::Parse(p, _) => {
-            unauthorized(format!("the token endpoint's answer does not parse: {p}"))
+        RequestTokenError::Request(r) => ClientError::Login {
+            step: LoginStep::Token,
+            detail: "the token endpoint could not be reached".into(),
+            cause: Some(Cause::words(r.to_string())),
+        },
+        RequestTokenError::Parse(p, _) => login_error(
+            LoginStep::Token,
+            format!("the token endpoint's answer does not parse: {p}"),
+        ),
+        RequestTokenError::Other(o) => {
+            login_error(LoginStep::Token, format!("token endpoint: {o}"))
         }
-        RequestTokenError::Other(o) => unauthorized(format!("token endpoint: {o}")),
     }
 }

@@ -34,6 +34,7 @@
 
 mod proof;
 
+use super::error::{Cause, Challenge, LoginStep};
 use super::{causes, ClientError, HttpClient};
 use crate::wire::BoxFuture;
 use http_body_util::{BodyExt, Full};
@@ -81,6 +82,7 @@ mod tests;
 
 use crate::wire::unix_seconds as now;
 
-fn unauthorized(text: impl Into<String>) -> ClientError {
-    ClientError::Unauthorized(text.into())
+/// The login failed at `step`, for the reason `text`.
+fn login_error(step: LoginStep, text: impl Into<String>) -> ClientError {
+    ClientError::login(step, text)
 }

@@ -2,8 +2,9 @@
 //! and client assertions (RFC 7523, `private_key_jwt`), with which it authenticates without a
 //! secret.
 
-use super::unauthorized;
+use super::login_error;
 use crate::client::ClientError;
+use crate::client::LoginStep;
 use jsonwebtoken::jwk::{
     AlgorithmParameters, CommonParameters, EllipticCurve, EllipticCurveKeyParameters,
     EllipticCurveKeyType, Jwk,
@@ -21,7 +22,8 @@ fn b64url(bytes: &[u8]) -> String {
 
 /// A unique token id.
 fn jti() -> Result<String, ClientError> {
-    crate::wire::random_id().ok_or_else(|| unauthorized("no randomness for a token id"))
+    crate::wire::random_id()
+        .ok_or_else(|| login_error(LoginStep::Assertion, "no randomness for a token id"))
 }
 
 /// The key a client's DPoP proofs are signed with (P-256, ES256): made once per client and
@@ -39,25 +41,31 @@ impl DpopKey {
         // A random 32-byte string is a valid scalar but with negligible probability.
         for _ in 0..8 {
             getrandom::getrandom(&mut bytes)
-                .map_err(|e| unauthorized(format!("no randomness: {e}")))?;
+                .map_err(|e| login_error(LoginStep::Assertion, format!("no randomness: {e}")))?;
             if let Ok(key) = p256::ecdsa::SigningKey::from_slice(&bytes) {
                 let der = key
                     .to_pkcs8_der()
-                    .map_err(|e| unauthorized(format!("DPoP key: {e}")))?;
+                    .map_err(|e| login_error(LoginStep::Assertion, format!("DPoP key: {e}")))?;
                 return Self::from_der(der.as_bytes());
             }
         }
-        Err(unauthorized("could not make a DPoP key"))
+        Err(login_error(
+            LoginStep::Assertion,
+            "could not make a DPoP key",
+        ))
     }
 
     /// The key in `der` (PKCS #8), as [`DpopKey::der`] gave it.
     pub(crate) fn from_der(der: &[u8]) -> Result<Self, ClientError> {
         use p256::pkcs8::DecodePrivateKey;
         let key = p256::ecdsa::SigningKey::from_pkcs8_der(der)
-            .map_err(|e| unauthorized(format!("DPoP key: {e}")))?;
+            .map_err(|e| login_error(LoginStep::Assertion, format!("DPoP key: {e}")))?;
         let point = key.verifying_key().to_sec1_point(false);
         let (Some(x), Some(y)) = (point.x(), point.y()) else {
-            return Err(unauthorized("DPoP key: no public point"));
+            return Err(login_error(
+                LoginStep::Assertion,
+                "DPoP key: no public point",
+            ));
         };
         let jwk = Jwk {
             common: CommonParameters::default(),
@@ -107,7 +115,7 @@ impl DpopKey {
         header.typ = Some("dpop+jwt".to_string());
         header.jwk = Some(self.jwk.clone());
         jsonwebtoken::encode(&header, &claims, &self.encoding)
-            .map_err(|e| unauthorized(format!("DPoP proof: {e}")))
+            .map_err(|e| login_error(LoginStep::Assertion, format!("DPoP proof: {e}")))
     }
 }
 
@@ -121,9 +129,12 @@ impl AssertionKey {
     /// The key in `pem` (PKCS #8, or PKCS #1 for RSA) for the JWS algorithm `algorithm`
     /// (`ES256`, `ES384`, `RS256`, `PS256`, `EdDSA`, ...).
     pub(crate) fn from_pem(pem: &str, algorithm: &str) -> Result<Self, ClientError> {
-        let algorithm: Algorithm = algorithm
-            .parse()
-            .map_err(|_| unauthorized(format!("unknown signing algorithm {algorithm}")))?;
+        let algorithm: Algorithm = algorithm.parse().map_err(|_| {
+            login_error(
+                LoginStep::Assertion,
+                format!("unknown signing algorithm {algorithm}"),
+            )
+        })?;
         let pem = pem.as_bytes();
         let encoding = match algorithm {
             Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem),
@@ -135,12 +146,13 @@ impl AssertionKey {
             | Algorithm::PS384
             | Algorithm::PS512 => EncodingKey::from_rsa_pem(pem),
             other => {
-                return Err(unauthorized(format!(
-                    "{other:?} is not a signing algorithm for client assertions"
-                )))
+                return Err(login_error(
+                    LoginStep::Assertion,
+                    format!("{other:?} is not a signing algorithm for client assertions"),
+                ))
             }
         }
-        .map_err(|e| unauthorized(format!("client assertion key: {e}")))?;
+        .map_err(|e| login_error(LoginStep::Assertion, format!("client assertion key: {e}")))?;
         Ok(AssertionKey {
             encoding,
             algorithm,
@@ -160,7 +172,7 @@ impl AssertionKey {
             "jti": jti()?,
         });
         jsonwebtoken::encode(&Header::new(self.algorithm), &claims, &self.encoding)
-            .map_err(|e| unauthorized(format!("client assertion: {e}")))
+            .map_err(|e| login_error(LoginStep::Assertion, format!("client assertion: {e}")))
     }
 }
 

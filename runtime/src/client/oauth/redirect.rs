@@ -54,7 +54,7 @@ impl AuthorizationHandler for Loopback {
                 let (stream, _) = listener
                     .accept()
                     .await
-                    .map_err(|e| ClientError::Transport(format!("loopback listener: {e}")))?;
+                    .map_err(|e| ClientError::transport("the loopback listener", Cause::of(e)))?;
                 let (tx, rx) = tokio::sync::oneshot::channel::<String>();
                 let tx = Mutex::new(Some(tx));
                 let service = hyper::service::service_fn(
@@ -89,7 +89,7 @@ impl AuthorizationHandler for Loopback {
                     .await;
                 if let Ok(query) = rx.await {
                     let mut back = Url::parse(&base)
-                        .map_err(|e| ClientError::Transport(format!("{base}: {e}")))?;
+                        .map_err(|e| ClientError::transport(base.as_str(), Cause::of(e)))?;
                     back.set_query(Some(&query));
                     return Ok(back);
                 }
@@ -126,11 +126,11 @@ impl AuthorizationHandler for AutoApprove {
         Box::pin(async move {
             let req = hyper::Request::get(url.as_str())
                 .body(Full::new(Bytes::new()))
-                .map_err(|e| ClientError::Transport(format!("{url}: {e}")))?;
+                .map_err(|e| ClientError::transport(url.as_str(), Cause::of(e)))?;
             let resp = http
                 .request(req)
                 .await
-                .map_err(|e| ClientError::Transport(format!("{url}: {}", causes(&e))))?;
+                .map_err(|e| ClientError::transport(url.as_str(), Cause::of(e)))?;
             let location = resp
                 .headers()
                 .get("location")
@@ -139,12 +139,17 @@ impl AuthorizationHandler for AutoApprove {
             let status = resp.status();
             let _ = resp.into_body().collect().await;
             let location = location.ok_or_else(|| {
-                unauthorized(format!(
-                    "the authorization endpoint did not redirect (HTTP {status})"
-                ))
+                login_error(
+                    LoginStep::Authorization,
+                    format!("the authorization endpoint did not redirect (HTTP {status})"),
+                )
             })?;
-            url.join(&location)
-                .map_err(|e| unauthorized(format!("redirect {location}: {e}")))
+            url.join(&location).map_err(|e| {
+                login_error(
+                    LoginStep::Authorization,
+                    format!("redirect {location}: {e}"),
+                )
+            })
         })
     }
 }

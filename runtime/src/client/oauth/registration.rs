@@ -66,11 +66,14 @@ impl Authorizer {
             });
         }
         let Some(endpoint) = &server.registration_endpoint else {
-            return Err(unauthorized(format!(
-                "the authorization server {} offers no registration, and the client has no \
+            return Err(login_error(
+                LoginStep::Registration,
+                format!(
+                    "the authorization server {} offers no registration, and the client has no \
                  pre-registered credentials for it",
-                server.key()
-            )));
+                    server.key()
+                ),
+            ));
         };
         let supported = server.auth_methods.clone().unwrap_or_default();
         let asked = ["none", "client_secret_basic", "client_secret_post"]
@@ -78,7 +81,8 @@ impl Authorizer {
             .find(|m| supported.iter().any(|s| s == m))
             .unwrap_or("none");
         let Grant::Code(handler) = &self.config.grant else {
-            return Err(unauthorized(
+            return Err(login_error(
+                LoginStep::Registration,
                 "the client credentials grant needs credentials",
             ));
         };
@@ -97,22 +101,30 @@ impl Authorizer {
             .header("content-type", "application/json")
             .header("accept", "application/json")
             .body(body.to_string().into_bytes())
-            .map_err(|e| ClientError::Transport(format!("{endpoint}: {e}")))?;
+            .map_err(|e| ClientError::transport(endpoint.to_string(), Cause::of(e)))?;
         let resp = self
             .exchange(req)
             .await
-            .map_err(|e| ClientError::Transport(e.0))?;
+            .map_err(|e| ClientError::transport(e.0.clone(), Cause::of(e)))?;
         let answer: Value = serde_json::from_slice(resp.body()).unwrap_or(Value::Null);
         if !resp.status().is_success() {
-            return Err(unauthorized(format!(
-                "registration at {endpoint} refused (HTTP {}): {answer}",
-                resp.status()
-            )));
+            return Err(login_error(
+                LoginStep::Registration,
+                format!(
+                    "registration at {endpoint} refused (HTTP {}): {answer}",
+                    resp.status()
+                ),
+            ));
         }
         let client_id = answer
             .get("client_id")
             .and_then(Value::as_str)
-            .ok_or_else(|| unauthorized(format!("registration at {endpoint} gave no client_id")))?;
+            .ok_or_else(|| {
+                login_error(
+                    LoginStep::Registration,
+                    format!("registration at {endpoint} gave no client_id"),
+                )
+            })?;
         let client_secret = answer
             .get("client_secret")
             .and_then(Value::as_str)
