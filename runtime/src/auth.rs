@@ -27,11 +27,78 @@ use std::time::{Duration, Instant};
 /// Why a token was not accepted. The reason is logged by the server; the client is told only
 /// that its token is invalid.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AuthError(pub String);
+#[non_exhaustive]
+pub enum AuthError {
+    /// The token is not a JWT the verifier reads, or not an access token (its `typ`).
+    Malformed {
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// Its algorithm is not allowed, or not one its key takes.
+    Algorithm {
+        /// The token's algorithm.
+        algorithm: String,
+        /// The algorithms that would have been taken.
+        allowed: Vec<String>,
+    },
+    /// No key of the set has its `kid` (or the set has several keys and the token names none).
+    UnknownKey {
+        /// The `kid` it names.
+        kid: Option<String>,
+    },
+    /// Its signature or claims do not hold: expired, not yet valid, another issuer or audience,
+    /// a claim missing.
+    Rejected {
+        /// The verifier's reason.
+        reason: String,
+    },
+    /// The key set could not be fetched or read.
+    KeySet {
+        /// Where from, and why not.
+        detail: String,
+    },
+    /// The key set is older than its maximum age and could not be fetched again: no token is
+    /// taken until it can (fail closed).
+    KeySetExpired,
+    /// A verifier of the application's refused it ([`TokenVerifier`]).
+    Refused {
+        /// Its reason.
+        reason: String,
+    },
+}
+
+impl AuthError {
+    /// A refusal with `reason`, for verifiers an application writes.
+    pub fn refused(reason: impl Into<String>) -> AuthError {
+        AuthError::Refused {
+            reason: reason.into(),
+        }
+    }
+
+    fn key_set(detail: impl Into<String>) -> AuthError {
+        AuthError::KeySet {
+            detail: detail.into(),
+        }
+    }
+}
 
 impl fmt::Display for AuthError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            AuthError::Malformed { detail } => write!(f, "malformed token: {detail}"),
+            AuthError::Algorithm { algorithm, allowed } => write!(
+                f,
+                "algorithm {algorithm} not taken (allowed: {})",
+                allowed.join(", ")
+            ),
+            AuthError::UnknownKey { kid } => write!(f, "no key with kid {kid:?}"),
+            AuthError::Rejected { reason } => write!(f, "rejected token: {reason}"),
+            AuthError::KeySet { detail } => write!(f, "key set: {detail}"),
+            AuthError::KeySetExpired => f.write_str(
+                "the key set is older than its maximum age and could not be fetched again",
+            ),
+            AuthError::Refused { reason } => write!(f, "refused: {reason}"),
+        }
     }
 }
 
@@ -59,7 +126,7 @@ impl JwksSource for JwksFile {
         Box::pin(async move {
             tokio::fs::read_to_string(&path)
                 .await
-                .map_err(|e| AuthError(format!("cannot read JWKS {}: {e}", path.display())))
+                .map_err(|e| AuthError::key_set(format!("cannot read JWKS {}: {e}", path.display())))
         })
     }
 }
@@ -95,9 +162,9 @@ impl JwksUrl {
     pub fn new(url: &str) -> Result<Self, AuthError> {
         let url: hyper::Uri = url
             .parse()
-            .map_err(|e| AuthError(format!("invalid JWKS URL {url}: {e}")))?;
+            .map_err(|e| AuthError::key_set(format!("invalid JWKS URL {url}: {e}")))?;
         if !matches!(url.scheme_str(), Some("https" | "http")) {
-            return Err(AuthError(format!(
+            return Err(AuthError::key_set(format!(
                 "JWKS URL {url} is neither https nor http"
             )));
         }
@@ -123,26 +190,26 @@ impl JwksSource for JwksUrl {
         let client = self.client.clone();
         let url = self.url.clone();
         Box::pin(async move {
-            let request = request.map_err(|e| AuthError(format!("JWKS request: {e}")))?;
+            let request = request.map_err(|e| AuthError::key_set(format!("JWKS request: {e}")))?;
             let fetch = async {
                 let response = client
                     .request(request)
                     .await
-                    .map_err(|e| AuthError(format!("cannot fetch JWKS {url}: {e}")))?;
+                    .map_err(|e| AuthError::key_set(format!("cannot fetch JWKS {url}: {e}")))?;
                 if !response.status().is_success() {
-                    return Err(AuthError(format!("JWKS {url}: HTTP {}", response.status())));
+                    return Err(AuthError::key_set(format!("JWKS {url}: HTTP {}", response.status())));
                 }
                 let body = http_body_util::Limited::new(response.into_body(), Self::MAX_LEN)
                     .collect()
                     .await
-                    .map_err(|e| AuthError(format!("JWKS {url}: {e}")))?
+                    .map_err(|e| AuthError::key_set(format!("JWKS {url}: {e}")))?
                     .to_bytes();
                 String::from_utf8(body.to_vec())
-                    .map_err(|_| AuthError(format!("JWKS {url} is not UTF-8")))
+                    .map_err(|_| AuthError::key_set(format!("JWKS {url} is not UTF-8")))
             };
             tokio::time::timeout(Self::TIMEOUT, fetch)
                 .await
-                .map_err(|_| AuthError(format!("JWKS {url}: no answer in time")))?
+                .map_err(|_| AuthError::key_set(format!("JWKS {url}: no answer in time")))?
         })
     }
 }
@@ -397,18 +464,29 @@ impl JwtVerifier {
     /// and the claims.
     pub async fn verify_jwt_uncached(&self, token: &str) -> Result<Principal, AuthError> {
         let settings = &self.settings;
-        let header = decode_header(token).map_err(|e| AuthError(format!("bad header: {e}")))?;
+        let header = decode_header(token).map_err(|e| AuthError::Malformed {
+            detail: format!("bad header: {e}"),
+        })?;
+        let names = |algorithms: &[Algorithm]| {
+            algorithms
+                .iter()
+                .map(|a| format!("{a:?}"))
+                .collect::<Vec<_>>()
+        };
         if !settings.algorithms.contains(&header.alg) {
-            return Err(AuthError(format!("algorithm {:?} not allowed", header.alg)));
+            return Err(AuthError::Algorithm {
+                algorithm: format!("{:?}", header.alg),
+                allowed: names(&settings.algorithms),
+            });
         }
         // RFC 9068 access tokens say `at+jwt`; many issuers say `JWT`. Any other declared type
         // (an ID token's, a logout token's) is not an access token.
         if let Some(typ) = header.typ.as_deref() {
             let typ = typ.strip_prefix("application/").unwrap_or(typ);
             if !typ.eq_ignore_ascii_case("at+jwt") && !typ.eq_ignore_ascii_case("jwt") {
-                return Err(AuthError(format!(
-                    "token type {typ:?} is not an access token"
-                )));
+                return Err(AuthError::Malformed {
+                    detail: format!("token type {typ:?} is not an access token"),
+                });
             }
         }
         self.keys.fresh(settings).await?;
@@ -416,10 +494,10 @@ impl JwtVerifier {
         // One algorithm per key (RFC 8725): a key that declares its algorithm takes no other,
         // and one that does not takes one family only.
         if !cached.algorithms.contains(&header.alg) {
-            return Err(AuthError(format!(
-                "the key takes {:?}; the token uses {:?}",
-                cached.algorithms, header.alg
-            )));
+            return Err(AuthError::Algorithm {
+                algorithm: format!("{:?}", header.alg),
+                allowed: names(&cached.algorithms),
+            });
         }
         let key = cached.key;
         let mut validation = Validation::new(header.alg);
@@ -430,7 +508,9 @@ impl JwtVerifier {
         validation.set_audience(&[&settings.audience]);
         validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
         let data = decode::<Map<String, Value>>(token, &key, &validation)
-            .map_err(|e| AuthError(format!("rejected token: {e}")))?;
+            .map_err(|e| AuthError::Rejected {
+                reason: e.to_string(),
+            })?;
         principal_of(data.claims)
     }
 }
@@ -502,9 +582,7 @@ impl Keys {
             }
         }
         if expired {
-            return Err(AuthError(
-                "the key set is older than its maximum age and could not be fetched again".into(),
-            ));
+            return Err(AuthError::KeySetExpired);
         }
         Ok(generation)
     }
@@ -529,13 +607,15 @@ impl Keys {
             self.refresh(settings).await?;
         }
         self.cached(kid)
-            .ok_or_else(|| AuthError(format!("no key with kid {kid:?}")))
+            .ok_or_else(|| AuthError::UnknownKey {
+                kid: kid.map(str::to_string),
+            })
     }
 
     async fn refresh(&self, settings: &Settings) -> Result<(), AuthError> {
         let fetched = self.source.fetch().await;
         let parsed = fetched.as_ref().map_err(Clone::clone).and_then(|t| {
-            crate::wire::from_text::<JwkSet>(t).map_err(|e| AuthError(format!("invalid JWKS: {e}")))
+            crate::wire::from_text::<JwkSet>(t).map_err(|e| AuthError::key_set(format!("invalid JWKS: {e}")))
         });
         let mut cache = self.cache.write().unwrap_or_else(|p| p.into_inner());
         cache.fetched = Some(Instant::now());
@@ -606,7 +686,9 @@ pub fn principal_of(claims: Map<String, Value>) -> Result<Principal, AuthError> 
     let subject = claims
         .get("sub")
         .and_then(Value::as_str)
-        .ok_or_else(|| AuthError("token has no subject".into()))?
+        .ok_or_else(|| AuthError::Rejected {
+            reason: "the token has no subject".into(),
+        })?
         .to_string();
     let issuer = claims
         .get("iss")

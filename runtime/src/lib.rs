@@ -103,7 +103,7 @@ cfg_signal! {
     pub use transport::shutdown_signal;
 }
 pub use transport::Limits;
-pub use wire::BoxFuture;
+pub use wire::{BoxFuture, Cause};
 
 // The Rust blocks of the README and of the guides in docs/ are compiled (and the runnable ones
 // run) as doctests.

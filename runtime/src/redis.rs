@@ -36,7 +36,7 @@ return 1
 const MAX_ATTEMPTS: usize = 32;
 
 fn unavailable(e: impl std::fmt::Display) -> TaskStoreError {
-    TaskStoreError::Unavailable(e.to_string())
+    TaskStoreError::Unavailable(crate::wire::Cause::words(e.to_string()))
 }
 
 /// Connect to the Redis server at `url` (`redis://host:port/db`).
@@ -68,7 +68,9 @@ impl std::fmt::Debug for RedisTaskStore {
 impl RedisTaskStore {
     /// Connect to `url` (`redis://host:port`); keys start with `mcp:task:`.
     pub async fn connect(url: &str) -> Result<Self, TaskStoreError> {
-        let connection = connect(url).await.map_err(TaskStoreError::Unavailable)?;
+        let connection = connect(url)
+            .await
+            .map_err(|e| TaskStoreError::Unavailable(crate::wire::Cause::words(e)))?;
         Ok(RedisTaskStore {
             connection,
             prefix: "mcp:task:".into(),
@@ -93,7 +95,7 @@ impl RedisTaskStore {
     /// [`Self::key`] of a task being stored, which the runtime named.
     fn new_key(&self, id: &str) -> Result<String, TaskStoreError> {
         self.key(id).ok_or_else(|| {
-            TaskStoreError::Unavailable(format!("a task id may not contain ':': {id}"))
+            TaskStoreError::Unavailable(crate::wire::Cause::words(format!("a task id may not contain ':': {id}")))
         })
     }
 
@@ -108,7 +110,7 @@ impl RedisTaskStore {
             None => Ok(None),
             Some(text) => {
                 let record = crate::wire::from_text(&text).map_err(|e| {
-                    TaskStoreError::Unavailable(format!("a stored task does not parse: {e}"))
+                    TaskStoreError::Unavailable(crate::wire::Cause::words(format!("a stored task does not parse: {e}")))
                 })?;
                 Ok(Some((text, record)))
             }
@@ -138,9 +140,9 @@ impl TaskStore for RedisTaskStore {
                 .map_err(unavailable)?;
             match set {
                 Some(_) => Ok(()),
-                None => Err(TaskStoreError::Unavailable(
-                    "a task with this id exists already".into(),
-                )),
+                None => Err(TaskStoreError::Unavailable(crate::wire::Cause::words(
+                    "a task with this id exists already",
+                ))),
             }
         })
     }
@@ -155,7 +157,7 @@ impl TaskStore for RedisTaskStore {
             if pong == "PONG" {
                 Ok(())
             } else {
-                Err(TaskStoreError::Unavailable(format!("PING answered {pong}")))
+                Err(TaskStoreError::Unavailable(crate::wire::Cause::words(format!("PING answered {pong}"))))
             }
         })
     }
@@ -188,9 +190,9 @@ impl TaskStore for RedisTaskStore {
             match outcome {
                 1 => Ok(()),
                 0 => Err(TaskStoreError::OwnerFull),
-                _ => Err(TaskStoreError::Unavailable(
-                    "a task with this id exists already".into(),
-                )),
+                _ => Err(TaskStoreError::Unavailable(crate::wire::Cause::words(
+                    "a task with this id exists already",
+                ))),
             }
         })
     }
@@ -236,9 +238,9 @@ impl TaskStore for RedisTaskStore {
                     _ => continue,
                 }
             }
-            Err(TaskStoreError::Unavailable(format!(
+            Err(TaskStoreError::Unavailable(crate::wire::Cause::words(format!(
                 "task {id} kept changing under {MAX_ATTEMPTS} attempts to update it"
-            )))
+            ))))
         })
     }
 }
@@ -262,7 +264,9 @@ impl std::fmt::Debug for RedisReplayGuard {
 impl RedisReplayGuard {
     /// Connect to `url`; keys start with `mcp:used:`.
     pub async fn connect(url: &str) -> Result<Self, TaskStoreError> {
-        let connection = connect(url).await.map_err(TaskStoreError::Unavailable)?;
+        let connection = connect(url)
+            .await
+            .map_err(|e| TaskStoreError::Unavailable(crate::wire::Cause::words(e)))?;
         Ok(RedisReplayGuard {
             connection,
             prefix: "mcp:used:".into(),
@@ -297,7 +301,7 @@ impl SharedReplayGuard for RedisReplayGuard {
                 .arg(ttl)
                 .query_async(&mut con)
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(crate::wire::Cause::of)?;
             Ok(set.is_some())
         })
     }

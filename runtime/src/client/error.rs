@@ -288,52 +288,6 @@ impl Challenge {
     }
 }
 
-/// An error under a [`ClientError`], kept for `source()` and shared when the error is cloned.
-#[derive(Clone)]
-pub struct Cause(Arc<dyn std::error::Error + Send + Sync + 'static>);
-
-/// A cause that is only words: what the client saw where no error value exists.
-#[derive(Debug)]
-struct Words(String);
-
-impl fmt::Display for Words {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Words {}
-
-impl Cause {
-    /// `error` as a cause.
-    pub(crate) fn of(error: impl std::error::Error + Send + Sync + 'static) -> Cause {
-        Cause(Arc::new(error))
-    }
-
-    /// A cause that is only `text`.
-    pub(crate) fn words(text: impl Into<String>) -> Cause {
-        Cause(Arc::new(Words(text.into())))
-    }
-
-    /// The error itself.
-    pub fn get(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
-        &*self.0
-    }
-}
-
-impl fmt::Debug for Cause {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.0, f)
-    }
-}
-
-impl fmt::Display for Cause {
-    /// The error and every cause under it, on one line.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&causes(&*self.0))
-    }
-}
-
 impl ClientError {
     /// Nothing reached `target`, because of `cause`.
     pub(crate) fn transport(target: impl Into<String>, cause: Cause) -> ClientError {

@@ -41,9 +41,8 @@ mod stdio;
 mod tasks;
 
 use error::causes;
-pub use error::{
-    Cause, Challenge, ClientError, FrontmatterProblem, InputKind, LoginStep, Verification,
-};
+pub use crate::wire::Cause;
+pub use error::{Challenge, ClientError, FrontmatterProblem, InputKind, LoginStep, Verification};
 use input::answer_server_request;
 pub use input::{Capabilities, DeclineAll, InputHandler, Typed, TypedInput};
 pub use progress::Progress;

@@ -31,6 +31,7 @@ impl Sealed {
 
 /// Why a token was refused. Logged server-side; the client only ever sees "invalid requestState".
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RequestStateError {
     /// Longer than the configured cap.
     Oversize(usize),
@@ -48,7 +49,7 @@ pub enum RequestStateError {
     Replayed,
     /// The shared single-use check could not be made (its store is unreachable); the token is
     /// refused rather than risk a second use.
-    GuardUnavailable(String),
+    GuardUnavailable(crate::wire::Cause),
 }
 
 impl fmt::Display for RequestStateError {
@@ -56,7 +57,12 @@ impl fmt::Display for RequestStateError {
         match self {
             RequestStateError::Oversize(n) => write!(f, "token of {n} bytes exceeds the size cap"),
             RequestStateError::Malformed(why) => write!(f, "malformed token: {why}"),
-            RequestStateError::UnknownKey(id) => write!(f, "unknown key id {id}"),
+            RequestStateError::UnknownKey(id) => write!(
+                f,
+                "sealed under key id {id}, which this instance does not hold \
+                 (was the key ring set with {} and shared by every instance?)",
+                super::KEY_RING_ENV
+            ),
             RequestStateError::Authentication => {
                 f.write_str("authentication failed (tampered, or bound to another request)")
             }
@@ -66,6 +72,15 @@ impl fmt::Display for RequestStateError {
             RequestStateError::GuardUnavailable(why) => {
                 write!(f, "the shared single-use check is unavailable: {why}")
             }
+        }
+    }
+}
+
+impl std::error::Error for RequestStateError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RequestStateError::GuardUnavailable(cause) => Some(cause.get()),
+            _ => None,
         }
     }
 }

@@ -5,8 +5,9 @@ use super::*;
 
 /// The answer of a [`SharedReplayGuard`]: whether this is the token's first use, or why it
 /// could not be told.
-pub type GuardFuture<'a> =
-    std::pin::Pin<Box<dyn std::future::Future<Output = Result<bool, String>> + Send + 'a>>;
+pub type GuardFuture<'a> = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<bool, crate::wire::Cause>> + Send + 'a>,
+>;
 
 /// Single use across instances: a check every instance makes against a store they share (e.g.
 /// `oxmcp::redis::RedisReplayGuard`), on top of the in-process [`ReplayGuard`], so a

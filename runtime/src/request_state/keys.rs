@@ -39,10 +39,10 @@ impl SealingKey {
     /// A key with id `id` from `secret` (at least 32 bytes; longer secrets are hashed down).
     pub fn new(id: u8, secret: &[u8]) -> Result<Self, KeyRingError> {
         if secret.len() < 32 {
-            return Err(KeyRingError(format!(
-                "request-state key {id}: {} bytes, need at least 32",
-                secret.len()
-            )));
+            return Err(KeyRingError::TooShort {
+                id,
+                len: secret.len(),
+            });
         }
         let mut key = Zeroizing::new([0u8; 32]);
         if secret.len() == 32 {
@@ -57,8 +57,7 @@ impl SealingKey {
     /// A fresh random key with id `id`.
     pub fn random(id: u8) -> Result<Self, KeyRingError> {
         let mut secret = Zeroizing::new([0u8; 32]);
-        getrandom::getrandom(secret.as_mut())
-            .map_err(|e| KeyRingError(format!("no randomness for a request-state key: {e}")))?;
+        getrandom::getrandom(secret.as_mut()).map_err(|_| KeyRingError::NoRandomness)?;
         Self::new(id, secret.as_ref())
     }
 
@@ -66,8 +65,7 @@ impl SealingKey {
     /// [`KeyRing::parse`]. Print one with `cargo run -p oxmcp --example state-key -- ID`.
     pub fn generate_entry(id: u8) -> Result<String, KeyRingError> {
         let mut secret = Zeroizing::new([0u8; 32]);
-        getrandom::getrandom(secret.as_mut())
-            .map_err(|e| KeyRingError(format!("no randomness for a request-state key: {e}")))?;
+        getrandom::getrandom(secret.as_mut()).map_err(|_| KeyRingError::NoRandomness)?;
         let mut entry = format!("{id}:");
         crate::wire::push_hex(&mut entry, secret.as_ref());
         Ok(entry)
@@ -90,15 +88,63 @@ impl fmt::Debug for SealingKey {
 
 /// A bad key configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeyRingError(pub String);
+#[non_exhaustive]
+pub enum KeyRingError {
+    /// A secret shorter than 32 bytes.
+    TooShort {
+        /// The key's id.
+        id: u8,
+        /// Its length in bytes.
+        len: usize,
+    },
+    /// A ring with no key that seals.
+    Empty,
+    /// Two keys with one id.
+    DuplicateId(u8),
+    /// Text that is not `id:hex` pairs (`1:9f86...,2:6030...`): what part is wrong.
+    Malformed {
+        /// What is wrong, in words (never the secret).
+        detail: String,
+    },
+    /// No random key could be made: the system's randomness failed.
+    NoRandomness,
+    /// The environment variable's value is malformed (not UTF-8, or one of the other errors).
+    InEnvironment {
+        /// The variable.
+        variable: &'static str,
+        /// What is wrong with it; `None` when it is not UTF-8.
+        error: Option<Box<KeyRingError>>,
+    },
+}
 
 impl fmt::Display for KeyRingError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            KeyRingError::TooShort { id, len } => {
+                write!(f, "request-state key {id}: {len} bytes, need at least 32")
+            }
+            KeyRingError::Empty => f.write_str("the request-state key ring is empty"),
+            KeyRingError::DuplicateId(id) => write!(f, "duplicate request-state key id {id}"),
+            KeyRingError::Malformed { detail } => write!(f, "request-state keys: {detail}"),
+            KeyRingError::NoRandomness => f.write_str("no randomness for a request-state key"),
+            KeyRingError::InEnvironment { variable, error } => match error {
+                Some(e) => write!(f, "{variable}: {e}"),
+                None => write!(f, "{variable} is not valid UTF-8"),
+            },
+        }
     }
 }
 
-impl std::error::Error for KeyRingError {}
+impl std::error::Error for KeyRingError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            KeyRingError::InEnvironment {
+                error: Some(error), ..
+            } => Some(&**error),
+            _ => None,
+        }
+    }
+}
 
 /// The environment variable [`KeyRing::from_env`] reads: `id:hex` pairs, oldest first.
 pub const KEY_RING_ENV: &str = "MCP_STATE_KEYS";
@@ -123,14 +169,11 @@ impl KeyRing {
     /// A ring from keys, oldest first. Key ids must be unique.
     pub fn new(keys: Vec<SealingKey>) -> Result<Self, KeyRingError> {
         if keys.is_empty() {
-            return Err(KeyRingError("the request-state key ring is empty".into()));
+            return Err(KeyRingError::Empty);
         }
         for (i, k) in keys.iter().enumerate() {
             if keys[..i].iter().any(|o| o.id == k.id) {
-                return Err(KeyRingError(format!(
-                    "duplicate request-state key id {}",
-                    k.id
-                )));
+                return Err(KeyRingError::DuplicateId(k.id));
             }
         }
         Ok(KeyRing {
@@ -143,10 +186,7 @@ impl KeyRing {
     /// step of a rotation; see [`KeyRing`]).
     pub fn stage(mut self, key: SealingKey) -> Result<Self, KeyRingError> {
         if self.by_id(key.id).is_some() {
-            return Err(KeyRingError(format!(
-                "duplicate request-state key id {}",
-                key.id
-            )));
+            return Err(KeyRingError::DuplicateId(key.id));
         }
         self.staged.push(key);
         Ok(self)
@@ -172,14 +212,17 @@ impl KeyRing {
             };
             let (id, hex) = part
                 .split_once(':')
-                .ok_or_else(|| KeyRingError("request-state keys are `id:hex` pairs".into()))?;
-            let id: u8 = id
-                .trim()
-                .parse()
-                .map_err(|_| KeyRingError(format!("request-state key id `{id}` is not 0-255")))?;
+                .ok_or_else(|| KeyRingError::Malformed {
+                    detail: "they are `id:hex` pairs".into(),
+                })?;
+            let id: u8 = id.trim().parse().map_err(|_| KeyRingError::Malformed {
+                detail: format!("key id `{id}` is not 0-255"),
+            })?;
             let hex = hex.trim();
             if hex.len() % 2 != 0 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return Err(KeyRingError(format!("request-state key {id} is not hex")));
+                return Err(KeyRingError::Malformed {
+                    detail: format!("key {id} is not hex"),
+                });
             }
             let bytes: Zeroizing<Vec<u8>> = Zeroizing::new(
                 (0..hex.len())
@@ -201,13 +244,19 @@ impl KeyRing {
     /// error naming the variable, never a silent fallback.
     pub fn from_env() -> Result<Option<Self>, KeyRingError> {
         match std::env::var(KEY_RING_ENV) {
-            Ok(text) if !text.trim().is_empty() => Self::parse(&text)
-                .map(Some)
-                .map_err(|e| KeyRingError(format!("{KEY_RING_ENV}: {e}"))),
-            Ok(_) | Err(std::env::VarError::NotPresent) => Ok(None),
-            Err(std::env::VarError::NotUnicode(_)) => {
-                Err(KeyRingError(format!("{KEY_RING_ENV} is not valid UTF-8")))
+            Ok(text) if !text.trim().is_empty() => {
+                Self::parse(&text)
+                    .map(Some)
+                    .map_err(|e| KeyRingError::InEnvironment {
+                        variable: KEY_RING_ENV,
+                        error: Some(Box::new(e)),
+                    })
             }
+            Ok(_) | Err(std::env::VarError::NotPresent) => Ok(None),
+            Err(std::env::VarError::NotUnicode(_)) => Err(KeyRingError::InEnvironment {
+                variable: KEY_RING_ENV,
+                error: None,
+            }),
         }
     }
 

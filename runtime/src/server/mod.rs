@@ -133,6 +133,7 @@ impl Default for TaskSettings {
 
 /// Why a server could not be built.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum BuildError {
     /// The `requestState` key ring from the environment is malformed, or no random key could
     /// be made.
@@ -158,7 +159,15 @@ impl fmt::Display for BuildError {
     }
 }
 
-impl std::error::Error for BuildError {}
+impl std::error::Error for BuildError {
+    /// A key ring error shows through: its own cause is the cause here.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BuildError::Keys(e) => std::error::Error::source(e),
+            BuildError::MissingState { .. } => None,
+        }
+    }
+}
 
 impl From<KeyRingError> for BuildError {
     fn from(e: KeyRingError) -> Self {

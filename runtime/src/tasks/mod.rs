@@ -146,8 +146,8 @@ pub enum TaskStoreError {
     Full,
     /// The task's owner keeps as many live tasks as it may ([`TaskStore::insert_within`]).
     OwnerFull,
-    /// The store could not be reached or answered nonsense.
-    Unavailable(String),
+    /// The store could not be reached or answered nonsense: why (kept for `source()`).
+    Unavailable(crate::wire::Cause),
 }
 
 impl fmt::Display for TaskStoreError {
@@ -160,7 +160,14 @@ impl fmt::Display for TaskStoreError {
     }
 }
 
-impl std::error::Error for TaskStoreError {}
+impl std::error::Error for TaskStoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            TaskStoreError::Unavailable(cause) => Some(cause.get()),
+            _ => None,
+        }
+    }
+}
 
 /// The future a store method returns.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, TaskStoreError>> + Send + 'a>>;

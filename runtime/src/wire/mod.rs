@@ -8,6 +8,8 @@
 //! other module of the crate may use this one; it uses none of them.
 
 #[cfg(any(feature = "stdio", feature = "client"))]
+mod cause;
+pub use cause::Cause;
 pub(crate) mod line;
 mod message;
 mod meta;

@@ -35,7 +35,9 @@ impl TaskStore for Flaky {
         let down = self.down.load(Ordering::SeqCst);
         Box::pin(async move {
             if down {
-                Err(TaskStoreError::Unavailable("switched off".into()))
+                Err(TaskStoreError::Unavailable(oxmcp::Cause::words(
+                    "switched off",
+                )))
             } else {
                 Ok(())
             }

@@ -706,7 +706,10 @@ async fn a_key_takes_only_its_declared_algorithm_and_tokens_must_be_access_token
     // rsa-1 declares RS256: a PS256 token signed by the same key is refused.
     let ps = token_with("alice", "", aud, Algorithm::PS256, Some("at+jwt"));
     let err = verifier.verify_jwt_uncached(&ps).await.unwrap_err();
-    assert!(err.to_string().contains("the key takes [RS256]"), "{err}");
+    assert!(
+        matches!(&err, oxmcp::auth::AuthError::Algorithm { algorithm, allowed } if algorithm == "PS256" && allowed == &["RS256".to_string()]),
+        "{err}"
+    );
     for typ in [
         Some("at+jwt"),
         Some("JWT"),
@@ -1493,7 +1496,10 @@ async fn a_key_without_alg_takes_one_family_its_type_allows() {
     }
     for alg in [Algorithm::PS256, Algorithm::PS512] {
         let err = default.verify_jwt_uncached(&signed(alg)).await.unwrap_err();
-        assert!(err.to_string().contains("the key takes"), "{alg:?}: {err}");
+        assert!(
+            matches!(&err, oxmcp::auth::AuthError::Algorithm { allowed, .. } if allowed.iter().all(|a| a.starts_with("RS"))),
+            "{alg:?}: {err}"
+        );
     }
     // With only PSS configured, the RSA key takes that family, and PKCS #1 v1.5 no longer.
     let pss = verifier(Some(&[Algorithm::PS256, Algorithm::ES256]));

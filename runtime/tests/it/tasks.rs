@@ -345,7 +345,9 @@ impl oxmcp::tasks::TaskStore for Down {
 }
 
 fn down() -> oxmcp::tasks::TaskStoreError {
-    oxmcp::tasks::TaskStoreError::Unavailable("connection refused: redis-7.internal:6379".into())
+    oxmcp::tasks::TaskStoreError::Unavailable(oxmcp::Cause::words(
+        "connection refused: redis-7.internal:6379",
+    ))
 }
 
 /// With the store down, every task request is answered with an internal error that says the

@@ -34,7 +34,8 @@
 
 mod proof;
 
-use super::error::{Cause, Challenge, LoginStep};
+use super::error::{Challenge, LoginStep};
+use crate::wire::Cause;
 use super::{causes, ClientError, HttpClient};
 use crate::wire::BoxFuture;
 use http_body_util::{BodyExt, Full};
