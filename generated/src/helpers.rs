@@ -124,13 +124,17 @@ impl Error {
     /// -32021 with `data.requiredCapabilities`.
     pub fn missing_required_client_capability(required: &ClientCapabilities) -> Self {
         let caps = serde_json::to_value(required).unwrap_or_else(|_| Value::Object(Map::new()));
+        let mut names = Vec::new();
+        capability_names(&caps, "", &mut names);
+        let message = if names.is_empty() {
+            "missing required client capability".to_string()
+        } else {
+            format!("missing required client capability: {}", names.join(", "))
+        };
         let mut data = Map::new();
         data.insert("requiredCapabilities".into(), caps);
-        Self::new(
-            error_codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
-            "missing required client capability",
-        )
-        .with_data(Value::Object(data))
+        Self::new(error_codes::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
+            .with_data(Value::Object(data))
     }
 
     /// -32022 with `data.supported` and `data.requested`.
@@ -362,5 +366,26 @@ impl std::fmt::Display for RequestId {
 impl From<&str> for RequestId {
     fn from(s: &str) -> Self {
         RequestId::String(s.to_string())
+    }
+}
+
+/// The dotted names of the capabilities `caps` declares, deepest first where one nests others
+/// (`{"elicitation":{"form":{}}}` is `elicitation.form`), for a message a person can act on.
+fn capability_names(caps: &Value, prefix: &str, names: &mut Vec<String>) {
+    let Value::Object(map) = caps else {
+        return;
+    };
+    for (key, value) in map {
+        let name = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        match value {
+            Value::Object(inner) if !inner.is_empty() && prefix.is_empty() => {
+                capability_names(value, &name, names)
+            }
+            _ => names.push(name),
+        }
     }
 }

@@ -14,6 +14,7 @@ use std::fmt;
 
 /// Why an ask cannot be sent.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum AskError {
     /// This request's `clientCapabilities` do not declare what the ask needs; the value says what
     /// would be needed. Branch on it to fall back, or propagate it with `?` to answer -32021.
@@ -52,9 +53,16 @@ impl std::error::Error for AskError {}
 /// A tool failure. `Tool` errors are shown to the model (`isError: true`) so it can correct
 /// itself; `Protocol` errors are JSON-RPC errors (e.g. -32021 for a missing capability).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ToolError {
     /// An error the model reads in the result.
-    Tool(String),
+    Tool {
+        /// What the model reads (`content[0].text` of the `isError` result).
+        message: String,
+        /// The error it was made from, when it came from one with `?`: logged by the server
+        /// (at debug level, with its whole `source()` chain), never sent.
+        cause: Option<crate::wire::Cause>,
+    },
     /// A JSON-RPC error response.
     Protocol(Error),
 }
@@ -62,12 +70,15 @@ pub enum ToolError {
 impl ToolError {
     /// A tool error with this message.
     pub fn new(message: impl Into<String>) -> Self {
-        ToolError::Tool(message.into())
+        ToolError::Tool {
+            message: message.into(),
+            cause: None,
+        }
     }
 
     /// From anything printable (for `map_err` on error types without a `From`).
     pub fn from_display(e: impl fmt::Display) -> Self {
-        ToolError::Tool(e.to_string())
+        ToolError::new(e.to_string())
     }
 
     /// The protocol's "resource not found" error for `uri` (-32602 with `data.uri`), for a
@@ -86,7 +97,7 @@ impl ToolError {
         if let Some(a) = any.downcast_ref::<AskError>() {
             return ToolError::from(a.clone());
         }
-        ToolError::Tool(e.to_string())
+        ToolError::new(e.to_string())
     }
 }
 
@@ -98,7 +109,7 @@ pub(crate) fn resource_not_found(uri: &str) -> Error {
 impl fmt::Display for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ToolError::Tool(m) => f.write_str(m),
+            ToolError::Tool { message, .. } => f.write_str(message),
             ToolError::Protocol(e) => write!(f, "{} ({})", e.message, e.code),
         }
     }
@@ -106,16 +117,17 @@ impl fmt::Display for ToolError {
 
 /// A missing capability becomes -32021 with `data.requiredCapabilities`; any other error is a
 /// tool error with its message.
-impl<E: std::error::Error + 'static> From<E> for ToolError {
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
     fn from(e: E) -> Self {
         match (&e as &dyn Any).downcast_ref::<AskError>() {
             Some(AskError::MissingCapability(caps)) => {
                 ToolError::Protocol(Error::missing_required_client_capability(caps))
             }
             Some(AskError::OutsideHandler) => ToolError::Protocol(Error::internal(e.to_string())),
-            Some(AskError::Refused(_) | AskError::NoAnswer) | None => {
-                ToolError::Tool(e.to_string())
-            }
+            Some(AskError::Refused(_) | AskError::NoAnswer) | None => ToolError::Tool {
+                message: e.to_string(),
+                cause: Some(crate::wire::Cause::of(e)),
+            },
         }
     }
 }
@@ -123,7 +135,12 @@ impl<E: std::error::Error + 'static> From<E> for ToolError {
 impl From<ToolError> for Result<CallToolResult, Error> {
     fn from(e: ToolError) -> Self {
         match e {
-            ToolError::Tool(m) => Ok(CallToolResult::error(m)),
+            ToolError::Tool { message, cause } => {
+                if let Some(cause) = cause {
+                    tracing::debug!(error = %cause, "the tool answered an error");
+                }
+                Ok(CallToolResult::error(message))
+            }
             ToolError::Protocol(e) => Err(e),
         }
     }
@@ -255,7 +272,7 @@ impl<T: IntoPromptResult, E: fmt::Display + 'static> IntoPromptResult for Result
         match self {
             Ok(t) => t.into_prompt_result(),
             Err(e) => Err(match ToolError::of(e) {
-                ToolError::Tool(m) => Error::internal(m),
+                ToolError::Tool { message, .. } => Error::internal(message),
                 ToolError::Protocol(e) => e,
             }),
         }
@@ -316,7 +333,7 @@ impl<T: IntoResourceResult, E: fmt::Display + 'static> IntoResourceResult for Re
         match self {
             Ok(t) => t.into_resource_result(uri, mime_type),
             Err(e) => Err(match ToolError::of(e) {
-                ToolError::Tool(m) => Error::internal(m),
+                ToolError::Tool { message, .. } => Error::internal(message),
                 ToolError::Protocol(e) => e,
             }),
         }

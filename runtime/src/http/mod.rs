@@ -183,6 +183,15 @@ async fn serve_until(
     use hyper_util::rt::{TokioIo, TokioTimer};
     let addr: Option<SocketAddr> = listener.local_addr().ok();
     tracing::info!(?addr, path = %config.path, "serving MCP over streamable HTTP");
+    if server.ephemeral_keys() {
+        tracing::warn!(
+            "requestState is sealed with a random key made at start: a flow waiting for input \
+             fails after a restart, and on another instance behind a load balancer; set {} \
+             to the same key ring on every instance (`{}=1:<64 hex digits>`)",
+            crate::request_state::KEY_RING_ENV,
+            crate::request_state::KEY_RING_ENV,
+        );
+    }
     let limits = config.limits.clone();
     let app = App::new(server.clone(), config);
     let core = app.core.clone();

@@ -35,8 +35,8 @@ impl Sealed {
 pub enum RequestStateError {
     /// Longer than the configured cap.
     Oversize(usize),
-    /// Not base64url, too short, or an unknown format version.
-    Malformed(&'static str),
+    /// Not a token of this format: which way.
+    Malformed(Malformation),
     /// Its key id is not in the ring (rotated out, or forged).
     UnknownKey(u8),
     /// Authentication failed: tampered, or bound to another request, principal or version.
@@ -50,6 +50,30 @@ pub enum RequestStateError {
     /// The shared single-use check could not be made (its store is unreachable); the token is
     /// refused rather than risk a second use.
     GuardUnavailable(crate::wire::Cause),
+    /// No token could be sealed: the system's randomness failed.
+    NoRandomness,
+}
+
+/// How a `requestState` fails to be a token of this format at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Malformation {
+    /// Not base64url text.
+    NotBase64url,
+    /// Shorter than a header, a payload's fixed fields and a tag.
+    TooShort,
+    /// A format version this build does not read.
+    UnknownVersion,
+}
+
+impl fmt::Display for Malformation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Malformation::NotBase64url => "not base64url",
+            Malformation::TooShort => "too short",
+            Malformation::UnknownVersion => "unknown version",
+        })
+    }
 }
 
 impl fmt::Display for RequestStateError {
@@ -71,6 +95,9 @@ impl fmt::Display for RequestStateError {
             RequestStateError::Replayed => f.write_str("already used"),
             RequestStateError::GuardUnavailable(why) => {
                 write!(f, "the shared single-use check is unavailable: {why}")
+            }
+            RequestStateError::NoRandomness => {
+                f.write_str("no randomness for a request state's nonce")
             }
         }
     }
@@ -96,8 +123,7 @@ pub(crate) fn next_nonce() -> Result<[u8; NONCE_LEN], RequestStateError> {
         Some(base) => base,
         None => {
             let mut fresh = [0u8; NONCE_LEN];
-            getrandom::getrandom(&mut fresh)
-                .map_err(|_| RequestStateError::Malformed("no randomness"))?;
+            getrandom::getrandom(&mut fresh).map_err(|_| RequestStateError::NoRandomness)?;
             BASE.get_or_init(|| fresh)
         }
     };
@@ -326,13 +352,13 @@ impl RequestStateCodec {
         let mut raw = Wiped(
             URL_SAFE_NO_PAD
                 .decode_to_vec(token.as_bytes())
-                .map_err(|_| RequestStateError::Malformed("not base64url"))?,
+                .map_err(|_| RequestStateError::Malformed(Malformation::NotBase64url))?,
         );
         if raw.len() < HEADER_LEN + FIXED_LEN + TAG_LEN {
-            return Err(RequestStateError::Malformed("too short"));
+            return Err(RequestStateError::Malformed(Malformation::TooShort));
         }
         if raw[0] != VERSION {
-            return Err(RequestStateError::Malformed("unknown version"));
+            return Err(RequestStateError::Malformed(Malformation::UnknownVersion));
         }
         let key = self
             .keys
@@ -344,8 +370,8 @@ impl RequestStateCodec {
         let (body, tag) = rest.split_at_mut(tag_at - HEADER_LEN);
         let mut token_id: TokenId = [0u8; TAG_LEN];
         token_id.copy_from_slice(tag);
-        let nonce =
-            Nonce::try_from(&head[2..]).map_err(|_| RequestStateError::Malformed("nonce"))?;
+        let nonce = Nonce::try_from(&head[2..])
+            .map_err(|_| RequestStateError::Malformed(Malformation::TooShort))?;
         key.cipher
             .decrypt_inout_detached(&nonce, &bound.0, (&mut *body).into(), &Tag::from(token_id))
             .map_err(|_| RequestStateError::Authentication)?;

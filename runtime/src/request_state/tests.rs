@@ -388,7 +388,7 @@ fn every_altered_byte_and_every_other_binding_is_refused() {
         let bad = URL_SAFE_NO_PAD.encode_to_string(&bad);
         let err = c.open(&bad, &binding(&args)).unwrap_err();
         let expected = match i {
-            0 => RequestStateError::Malformed("unknown version"),
+            0 => RequestStateError::Malformed(Malformation::UnknownVersion),
             1 => RequestStateError::UnknownKey(0),
             _ => RequestStateError::Authentication,
         };
@@ -412,11 +412,11 @@ fn every_altered_byte_and_every_other_binding_is_refused() {
     );
     assert_eq!(
         c.open("AAAA", &binding(&args)).err(),
-        Some(RequestStateError::Malformed("too short"))
+        Some(RequestStateError::Malformed(Malformation::TooShort))
     );
     assert_eq!(
         c.open("not base64!", &binding(&args)).err(),
-        Some(RequestStateError::Malformed("not base64url"))
+        Some(RequestStateError::Malformed(Malformation::NotBase64url))
     );
 }
 

@@ -48,6 +48,9 @@ pub struct Server {
     /// What the server offers (tools, prompts, resources, skills), changeable while it serves.
     catalog: Arc<catalog::Shared>,
     codec: RequestStateCodec,
+    /// The key ring is a random key made at build: flows do not survive a restart or move
+    /// between instances (warned about when served over HTTP).
+    ephemeral_keys: bool,
     list_ttl_ms: i64,
     page_size: usize,
     completion: Option<CompletionFn>,
@@ -354,7 +357,8 @@ impl ServerBuilder {
     }
 
     /// The key ring that seals `requestState`. Give every instance the same ring so a retry can
-    /// land on any of them. Without it, a random key is made at start (and logged).
+    /// land on any of them. Without it, a random key is made at start, and a server served over
+    /// HTTP warns that flows will not survive a restart or move between instances.
     pub fn request_state_keys(mut self, keys: KeyRing) -> Self {
         self.keys = Some(keys);
         self
@@ -367,12 +371,6 @@ impl ServerBuilder {
     pub fn request_state_keys_from_env(mut self) -> Self {
         self.keys_from_env = true;
         self
-    }
-
-    /// The earlier name of [`ServerBuilder::request_state_keys_from_env`].
-    #[deprecated(since = "0.1.0", note = "renamed `request_state_keys_from_env`")]
-    pub fn state_keys_from_env(self) -> Self {
-        self.request_state_keys_from_env()
     }
 
     /// How long a `requestState` stays valid (default five minutes).
@@ -431,10 +429,11 @@ impl ServerBuilder {
             (None, true) => KeyRing::from_env()?,
             _ => None,
         };
+        let ephemeral_keys = self.keys.is_none() && from_env.is_none();
         let keys = match self.keys.or(from_env) {
             Some(k) => k,
             None => {
-                tracing::warn!("no request-state keys configured: using a random key; MRTR flows will not survive a restart or move between instances");
+                tracing::debug!("no request-state keys configured: using a random key");
                 KeyRing::random()?
             }
         };
@@ -491,6 +490,7 @@ impl ServerBuilder {
                 skills,
             )),
             codec,
+            ephemeral_keys,
             list_ttl_ms: 60_000,
             page_size: self.page_size,
             completion: self.completion,
@@ -539,6 +539,13 @@ impl ServerBuilder {
 }
 
 impl Server {
+    /// Whether `requestState` is sealed with a random key made when the server was built (no
+    /// key ring was configured): a flow waiting for input then fails after a restart or on
+    /// another instance. A host that serves many instances may refuse to start on it.
+    pub fn ephemeral_keys(&self) -> bool {
+        self.ephemeral_keys
+    }
+
     /// The skills catalog, when the server offers skills.
     #[cfg(feature = "skills")]
     pub(crate) fn skills(&self) -> Option<&Arc<crate::skills::Skills>> {

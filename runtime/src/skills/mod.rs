@@ -83,6 +83,20 @@ pub(crate) struct Skills {
 impl Skills {
     /// Load `dir` (if any) and `built` into the first catalog.
     pub(crate) fn new(dir: Option<PathBuf>, built: Vec<Skill>, poll: Duration) -> Self {
+        // A relative folder is resolved once, against the directory the server started in, so
+        // every note names the folder actually read and a later change of directory moves
+        // nothing.
+        let dir = dir.map(|dir| match std::path::absolute(&dir) {
+            Ok(absolute) if absolute != dir => {
+                tracing::info!(
+                    dir = %dir.display(),
+                    resolved = %absolute.display(),
+                    "the skills folder is relative; it is read from the directory the server started in"
+                );
+                absolute
+            }
+            _ => dir,
+        });
         let skills = Skills {
             dir,
             built: Mutex::new(built),
@@ -114,7 +128,10 @@ impl Skills {
             tracing::warn!(note = %note, "skills");
         }
         let count = catalog.len();
-        tracing::info!(skills = count, "skills loaded");
+        match &self.dir {
+            Some(dir) => tracing::info!(skills = count, dir = %dir.display(), "skills loaded"),
+            None => tracing::info!(skills = count, "skills loaded"),
+        }
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(catalog);
         count
     }

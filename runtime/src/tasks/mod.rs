@@ -141,6 +141,7 @@ impl TaskRecord {
 
 /// Why the store could not do what was asked.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum TaskStoreError {
     /// The store holds as many tasks as it may.
     Full,

@@ -7,9 +7,9 @@
 //! carries, the `Mcp-Param` header coding, and the line reader that stdio peers share. Every
 //! other module of the crate may use this one; it uses none of them.
 
-#[cfg(any(feature = "stdio", feature = "client"))]
 mod cause;
 pub use cause::Cause;
+#[cfg(any(feature = "stdio", feature = "client"))]
 pub(crate) mod line;
 mod message;
 mod meta;

@@ -459,6 +459,11 @@ async fn capability_fallback_and_missing_capability_error() {
         r["error"]["data"]["requiredCapabilities"]["elicitation"]["form"],
         json!({})
     );
+    // The message names what is missing, so a person reading a log knows what to declare.
+    assert_eq!(
+        r["error"]["message"],
+        "missing required client capability: elicitation.form"
+    );
     let r = send(
         &s,
         4,
@@ -470,6 +475,10 @@ async fn capability_fallback_and_missing_capability_error() {
     assert_eq!(
         r["error"]["data"]["requiredCapabilities"],
         json!({"roots": {}})
+    );
+    assert_eq!(
+        r["error"]["message"],
+        "missing required client capability: roots"
     );
 }
 

@@ -474,3 +474,25 @@ async fn the_client_lists_and_reads_skills_and_refuses_what_fails_verification()
         .await;
     assert!(matches!(unlisted, Err(ClientError::Unverified { .. })));
 }
+
+#[test]
+fn a_relative_skills_folder_is_named_by_the_path_it_resolves_to() {
+    let log = Arc::new(Mutex::new(Vec::<u8>::new()));
+    let sink = log.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || Writer(sink.clone()))
+        .with_ansi(false)
+        .finish();
+    let relative = "no-such-skills-folder-here";
+    tracing::subscriber::with_default(subscriber, || {
+        Server::builder().skills_dir(relative).build().unwrap()
+    });
+    let text = String::from_utf8_lossy(&log.lock().unwrap()).into_owned();
+    let resolved = std::env::current_dir().unwrap().join(relative);
+    // The note about the folder that cannot be read names it whole, so the operator sees which
+    // directory the server looked in.
+    assert!(
+        text.contains(&format!("{}: cannot be read", resolved.display())),
+        "{text}"
+    );
+}

@@ -287,3 +287,63 @@ proptest! {
         prop_assert!(codec().open(&mutated, &binding(&args)).is_err());
     }
 }
+
+/// What a server logged while it was built and served over HTTP for a moment.
+async fn logged_while_serving(builder: oxmcp::ServerBuilder) -> (bool, String) {
+    use std::sync::{Arc, Mutex};
+    #[derive(Clone)]
+    struct Sink(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let log = Sink(Arc::new(Mutex::new(Vec::new())));
+    let sink = log.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || sink.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::WARN)
+        .finish();
+    // The test runs on one thread, so the server's own task logs to this subscriber too.
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let server = std::sync::Arc::new(builder.build().unwrap());
+    let ephemeral = server.ephemeral_keys();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(oxmcp::http::serve_listener(
+        server,
+        listener,
+        oxmcp::http::HttpConfig::default(),
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let _ = stop.send(());
+    let _ = serving.await;
+    let text = String::from_utf8_lossy(&log.0.lock().unwrap()).into_owned();
+    (ephemeral, text)
+}
+
+#[tokio::test]
+async fn a_server_served_over_http_with_a_random_key_says_so_once_at_start() {
+    let warning = "requestState is sealed with a random key made at start";
+    let (ephemeral, text) = logged_while_serving(Server::builder().tool(ask_name)).await;
+    assert!(ephemeral);
+    assert_eq!(text.matches(warning).count(), 1, "{text}");
+    assert!(text.contains("MCP_STATE_KEYS"), "{text}");
+    // With a key ring there is nothing to warn about.
+    let (ephemeral, text) = logged_while_serving(
+        Server::builder()
+            .tool(ask_name)
+            .request_state_keys(ring(1, 7)),
+    )
+    .await;
+    assert!(!ephemeral);
+    assert!(!text.contains(warning), "{text}");
+}
