@@ -587,11 +587,18 @@ impl Server {
             .unwrap_or_else(|| Arc::new([]))
     }
 
-    /// The OAuth scopes a caller needs for `tool` (none for an unknown tool).
-    pub fn tool_scopes(&self, tool: &str) -> &'static [&'static str] {
+    /// The OAuth scopes `caller` needs for `tool`: none for a tool it cannot see (unknown,
+    /// disabled, or hidden from it by its visibility rule), which is then answered as unknown,
+    /// so a refusal for scope never reveals a tool the caller is not shown.
+    pub fn tool_scopes(
+        &self,
+        tool: &str,
+        caller: Option<&crate::Principal>,
+    ) -> &'static [&'static str] {
         self.registry()
             .tools
             .get(tool)
+            .filter(|t| t.offer.to(caller))
             .map(|t| t.handler.scopes())
             .unwrap_or_default()
     }

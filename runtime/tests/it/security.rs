@@ -202,7 +202,7 @@ fn call(id: i64, tool: &str) -> Value {
 }
 
 #[tokio::test]
-async fn scopes_are_checked_inside_a_legacy_session() {
+async fn scopes_are_checked_inside_a_2025_session() {
     let url = start().await;
     let bob = token("bob", "", &url);
     let session = open_session(&url, &bob).await;
@@ -779,6 +779,74 @@ async fn a_tool_visible_to_a_scope_is_hidden_from_and_refused_to_others() {
     let (status, _, reply) = as_caller(carol, "tools/call", call).await;
     assert_eq!(status, 200, "{reply}");
     assert_eq!(reply["result"]["content"][0]["text"], "carol");
+}
+
+#[tokio::test]
+async fn a_tool_hidden_from_a_caller_is_unknown_to_it_even_when_it_needs_a_scope_in_both_eras() {
+    // `test_admin_only` needs `admin`, and is shown only to callers with `ops`.
+    let (url, catalog) = start_with_catalog(Limits::default(), |b| b).await;
+    assert!(catalog.tool_visible_to("test_admin_only", |p| p.is_some_and(|p| p.has_scope("ops"))));
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}});
+    let stateless = |token: String| {
+        let url = url.clone();
+        let meta = meta.clone();
+        async move {
+            let auth = format!("Bearer {token}");
+            let headers = [
+                ("authorization", auth.as_str()),
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "tools/call"),
+                ("mcp-name", "test_admin_only"),
+            ];
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                              "params": {"name": "test_admin_only", "arguments": {}, "_meta": meta}});
+            exchange("POST", &url, &headers, Some(body)).await
+        }
+    };
+    let in_a_session = |token: String| {
+        let url = url.clone();
+        async move {
+            let session = open_session(&url, &token).await;
+            in_session(&url, Some(&token), &session, call(1, "test_admin_only")).await
+        }
+    };
+    let unknown = |status: u16, headers: &[(String, String)], reply: &Value| {
+        assert!(
+            header(headers, "www-authenticate").is_none(),
+            "a hidden tool is not refused for scope: {headers:?}"
+        );
+        assert_ne!(status, 403, "{reply}");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("unknown tool")),
+            "{reply}"
+        );
+    };
+    // Without `ops` the tool is hidden: unknown, with or without `admin`, in both eras.
+    for scopes in ["", "admin"] {
+        let bob = token("bob", scopes, &url);
+        let (status, headers, reply) = stateless(bob.clone()).await;
+        unknown(status, &headers, &reply);
+        let (status, headers, reply) = in_a_session(bob).await;
+        unknown(status, &headers, &reply);
+    }
+    // With `ops` it is shown; without `admin` it is refused for scope so the client can step up.
+    let erin = token("erin", "ops", &url);
+    for (status, headers, reply) in [stateless(erin.clone()).await, in_a_session(erin).await] {
+        assert_eq!(status, 403, "{reply}");
+        assert!(
+            header(&headers, "www-authenticate").is_some_and(|h| h.contains("scope=\"admin\"")),
+            "{headers:?}"
+        );
+    }
+    // With both it runs.
+    let frank = token("frank", "ops admin", &url);
+    for (status, _, reply) in [stateless(frank.clone()).await, in_a_session(frank).await] {
+        assert_eq!(status, 200, "{reply}");
+        assert_eq!(reply["result"]["content"][0]["text"], "admin: frank");
+    }
 }
 
 /// Who a generated request says it is.
