@@ -47,7 +47,9 @@ impl Server {
 
     /// The extensions this server serves, with their settings: tasks, when a tool can run as
     /// a task; skills, when it offers skills.
-    fn extensions(&self) -> Option<indexmap::IndexMap<String, Map<String, serde_json::Value>>> {
+    pub(crate) fn extensions(
+        &self,
+    ) -> Option<indexmap::IndexMap<String, Map<String, serde_json::Value>>> {
         #[cfg_attr(not(any(feature = "tasks", feature = "skills")), allow(unused_mut))]
         let mut extensions = indexmap::IndexMap::new();
         #[cfg(feature = "tasks")]

@@ -182,18 +182,21 @@ fn session_result(mut result: Value) -> Value {
     result
 }
 
-/// The members of every 2025-era `initialize` result after its version: the capabilities (the
-/// catalog may change while a session lasts, so every kind is declared), the server's
+/// The capabilities every 2025-era `initialize` result declares, as the start of a JSON
+/// member (the object is closed after the extensions, if any): the catalog may change while a
+/// session lasts, so every kind is declared.
+const SESSION_CAPABILITIES: &str = concat!(
+    r#""capabilities":{"tools":{"listChanged":true},"prompts":{"listChanged":true},"#,
+    r#""resources":{"subscribe":true,"listChanged":true},"logging":{},"completions":{}"#
+);
+
+/// The members of every 2025-era `initialize` result after its capabilities: the server's
 /// `serverInfo` and its instructions, as JSON object members.
 pub(crate) fn hello_members(
     info: &oxmcp_schema::Implementation,
     instructions: Option<&str>,
 ) -> String {
-    let mut text = String::from(concat!(
-        r#""capabilities":{"tools":{"listChanged":true},"prompts":{"listChanged":true},"#,
-        r#""resources":{"subscribe":true,"listChanged":true},"logging":{},"completions":{}},"#,
-        r#""serverInfo":"#
-    ));
+    let mut text = String::from(r#""serverInfo":"#);
     text.push_str(&serde_json::to_string(info).unwrap_or_else(|_| "{}".into()));
     if let Some(instructions) = instructions {
         text.push_str(r#","instructions":"#);
@@ -407,12 +410,23 @@ impl Server {
             limits: limits.clone(),
             outbound: Arc::new(Outbound::new(limits.ask_timeout)),
         };
+        // The extensions the server serves now (skills; tasks when a tool can run as one), in
+        // `capabilities.extensions` as a 2026 `server/discover` declares them: a 2025-11-25
+        // client keeps members its schema does not name.
+        let extensions = self
+            .extensions()
+            .and_then(|e| serde_json::to_string(&e).ok())
+            .map(|text| format!(r#","extensions":{text}"#))
+            .unwrap_or_default();
         let reply = [
             r#"{"jsonrpc":"2.0","id":"#,
             id,
             r#","result":{"protocolVersion":""#,
             version,
             "\",",
+            SESSION_CAPABILITIES,
+            &extensions,
+            "},",
             &self.session_hello,
             "}}",
         ]

@@ -1240,3 +1240,28 @@ proptest::proptest! {
         proptest::prop_assert!(outcome.is_ok(), "{}", outcome.unwrap_err());
     }
 }
+
+#[tokio::test]
+async fn a_2025_initialize_advertises_the_extensions_the_server_serves() {
+    let skills = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/skills");
+    let with_skills = Arc::new(Server::builder().skills_dir(skills).build().unwrap());
+    let mut client = Legacy::start(with_skills, Limits::default());
+    let init = client.initialize(json!({})).await;
+    let extensions = &init["result"]["capabilities"]["extensions"];
+    assert!(
+        extensions["io.modelcontextprotocol/skills"].is_object(),
+        "{init}"
+    );
+    // The other capabilities are still there, and a server without extensions declares none.
+    assert!(
+        init["result"]["capabilities"]["tools"].is_object(),
+        "{init}"
+    );
+    let mut client = Legacy::start(server(), Limits::default());
+    let init = client.initialize(json!({})).await;
+    assert!(
+        init["result"]["capabilities"].get("extensions").is_none(),
+        "{init}"
+    );
+    assert!(init["result"]["serverInfo"]["name"].is_string(), "{init}");
+}
