@@ -89,6 +89,13 @@ pub use oxmcp_schema as schema;
 pub use resume::ask::{
     elicit, elicit_url, list_roots, sample, step, Elicited, SampledText, Sampling,
 };
+/// What an ask is until awaited: the values [`elicit`], [`elicit_url`], [`sample`] and
+/// [`list_roots`] return, and the future they become. Each is a request to the client (a
+/// round of `input_required` on 2026-07-28, a real request in a 2025 session); `.key(..)`
+/// names its `inputRequests` entry instead of the call site.
+pub mod ask {
+    pub use crate::resume::ask::{AskFuture, Elicit, ElicitUrl, ListRoots, Sample};
+}
 pub use resume::context::RequestContext;
 pub use resume::engine::{current_request, start_task, RequestInfo};
 pub use resume::events::ListKind;
@@ -104,6 +111,10 @@ cfg_signal! {
 }
 pub use transport::Limits;
 pub use wire::{BoxFuture, Cause};
+
+/// The `tracing` crate the runtime logs with, for handlers that log to the same subscriber
+/// (`oxmcp::tracing::info!(..)`) without a dependency of their own.
+pub use tracing;
 
 // The Rust blocks of the README and of the guides in docs/ are compiled (and the runnable ones
 // run) as doctests.

@@ -376,7 +376,25 @@ pub fn sample(sampling: Sampling) -> Sample {
     }
 }
 
-/// A pending sampling request; `.await` it.
+/// A pending sampling request, from [`sample`]; `.await` it for the model's
+/// `CreateMessageResult` (its text through [`SampledText::text`]).
+///
+/// The call needs the client to declare `sampling` (and `sampling.tools` when the request offers
+/// tools); without it the await fails with [`AskError::MissingCapability`], which `?` turns into
+/// the protocol's -32021 error, or which the handler can match to go on without a model.
+///
+/// ```
+/// use oxmcp::prelude::*;
+///
+/// /// Sums up a text with the client's model.
+/// #[mcp_tool]
+/// async fn summarize(text: String) -> Result<String, ToolError> {
+///     let reply = sample(Sampling::user(format!("Summarize: {text}")).max_tokens(200))
+///         .key("summary")
+///         .await?;
+///     Ok(reply.text().unwrap_or_default().to_string())
+/// }
+/// ```
 #[must_use = "an ask does nothing until awaited"]
 pub struct Sample {
     sampling: Sampling,
@@ -447,7 +465,25 @@ pub fn list_roots() -> ListRoots {
     }
 }
 
-/// A pending roots request; `.await` it.
+/// A pending roots request, from [`list_roots`]; `.await` it for the client's roots (the
+/// folders or files it lets the server work in).
+///
+/// The call needs the client to declare `roots`; without it the await fails with
+/// [`AskError::MissingCapability`], which the handler may match to fall back:
+///
+/// ```
+/// use oxmcp::prelude::*;
+///
+/// /// Where the client lets the server look.
+/// #[mcp_tool]
+/// async fn workspace() -> Result<String, ToolError> {
+///     match list_roots().await {
+///         Ok(roots) => Ok(roots.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>().join("\n")),
+///         Err(AskError::MissingCapability(_)) => Ok("no roots shared".into()),
+///         Err(e) => Err(e.into()),
+///     }
+/// }
+/// ```
 #[must_use = "an ask does nothing until awaited"]
 pub struct ListRoots {
     key: Option<String>,

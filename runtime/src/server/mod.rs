@@ -39,8 +39,6 @@ pub const SESSION_VERSIONS: &[&str] = oxmcp_schema::SESSION_VERSIONS;
 /// `Retry-After`.
 pub const QUOTA_EXCEEDED: i64 = -32029;
 
-/// A registered tool: its handler, its descriptor as listed, and the arguments it mirrors in
-/// `Mcp-Param-*` headers.
 /// A configured MCP server. Cheap to share: wrap it in an `Arc` and call it from any task.
 pub struct Server {
     info: Implementation,
