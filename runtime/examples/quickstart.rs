@@ -55,6 +55,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .request_state_keys_from_env()
         .tool(book_table)
         .build()?; // fails if a handler needs a state type that is not registered
-    server.serve_stdio().await?; // or .serve_http("127.0.0.1:8080"), or .into_router() for axum
+    if std::env::args().any(|a| a == "--http") {
+        eprintln!("MCP at http://127.0.0.1:8080/mcp: in MCP Inspector (npx @modelcontextprotocol/inspector) pick Streamable HTTP");
+        return Ok(server.serve_http("127.0.0.1:8080").await?); // or .into_router() for axum
+    }
+    eprintln!("MCP on stdin/stdout: npx @modelcontextprotocol/inspector cargo run -p oxmcp --example quickstart");
+    server.serve_stdio().await?;
     Ok(())
 }

@@ -187,7 +187,7 @@ async fn serve_until(
         tracing::warn!(
             "requestState is sealed with a random key made at start: a flow waiting for input \
              fails after a restart, and on another instance behind a load balancer; set {} \
-             to the same key ring on every instance (`{}=1:<64 hex digits>`)",
+             to the same key ring on every instance, e.g. `{}=1:$(openssl rand -hex 32)`",
             crate::request_state::KEY_RING_ENV,
             crate::request_state::KEY_RING_ENV,
         );
