@@ -39,6 +39,7 @@ mod session;
 mod skills;
 mod stdio;
 mod tasks;
+pub mod typed;
 
 use error::causes;
 pub use crate::wire::Cause;

@@ -129,7 +129,7 @@ async fn a_typed_client_calls_a_protected_tool_with_a_token() {
     client.ping().await.unwrap();
     assert_eq!(auth.grants(1), ["grant authorization_code scope "]);
 
-    // Without OAuth the same typed call is refused.
+    // Without OAuth the same typed call is refused as unauthorized, with no login tried.
     let bare = generated::TripClient::new(Client::http(url));
     let refused = bare
         .hello(generated::hello::HelloArgs { name: "Ada".into() })
@@ -137,7 +137,10 @@ async fn a_typed_client_calls_a_protected_tool_with_a_token() {
     assert!(
         matches!(
             &refused,
-            Err(ClientError::Transport { .. } | ClientError::Rpc(_) | ClientError::Protocol { .. })
+            Err(ClientError::Unauthorized {
+                logged_in: false,
+                ..
+            })
         ),
         "{refused:?}"
     );

@@ -85,3 +85,65 @@ async fn a_live_server_gives_the_same_client_as_its_saved_tools() {
     let saved = builder(tools_list().await).generate_string().unwrap();
     assert_eq!(live, saved);
 }
+
+#[test]
+fn a_generated_module_needs_no_dependency_but_the_runtime_and_declares_no_error_type() {
+    for relative in [GENERATED, "tests/it/typed_client/corpus.rs"] {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(relative),
+        )
+        .unwrap();
+        // serde and serde_json only through the runtime's re-exports, so the user's crate
+        // needs neither.
+        let direct = text
+            .match_indices("serde")
+            .filter(|(at, _)| {
+                let before = &text[..*at];
+                before.ends_with("::") && !before.ends_with("__private::")
+            })
+            .count();
+        assert_eq!(direct, 0, "{relative} names serde directly");
+        // Every serde derive is told where serde is (else it would name the serde crate).
+        let derives = text.matches("__private::serde::Deserialize,").count()
+            + text.matches("__private::serde::Serialize,").count();
+        assert!(derives > 0, "{relative}");
+        let told = text
+            .matches("#[serde(crate = \"::oxmcp::__private::serde\")]")
+            .count();
+        let items = text
+            .split("#[derive(")
+            .skip(1)
+            .filter(|d| d[..d.find(")]").unwrap()].contains("serde"))
+            .count();
+        assert_eq!(
+            told, items,
+            "{relative}: a serde derive without #[serde(crate)]"
+        );
+        // One conversion error, the runtime's.
+        assert!(!text.contains("struct ConversionError"), "{relative}");
+        assert!(!text.contains("mod error"), "{relative}");
+    }
+}
+
+#[test]
+fn a_runtime_path_of_ones_own_is_used_everywhere() {
+    let tools = json!({"tools": [{"name": "pick", "inputSchema": {"type": "object",
+        "properties": {"size": {"type": "string", "enum": ["s", "m"]}}}}]});
+    let text = oxmcp_codegen::ClientBuilder::from_tools_list(tools)
+        .runtime_path("::my_sdk::mcp")
+        .generate_string()
+        .unwrap();
+    assert!(
+        text.contains("use ::my_sdk::mcp::client::{Client, ClientError};"),
+        "{text}"
+    );
+    assert!(
+        text.contains("::my_sdk::mcp::client::typed::ConversionError"),
+        "{text}"
+    );
+    assert!(
+        text.contains("#[serde(crate = \"::my_sdk::mcp::__private::serde\")]"),
+        "{text}"
+    );
+    assert!(!text.contains("::oxmcp"), "{text}");
+}
