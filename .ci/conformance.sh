@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run the official MCP conformance suite: the server scenarios against one fixture server process
 # over streamable HTTP (`--suite all` and `--requirements` for 2026-07-28, then `--suite all` at
-# 2025-11-25, 2025-06-18 and 2025-03-26, served by the same handlers through legacy sessions,
+# 2025-11-25, 2025-06-18 and 2025-03-26, served by the same handlers through 2025 sessions,
 # the tasks extension's scenarios, and the skills extension's against a process serving the
 # sample skill tree), then the client scenarios against the project's client.
 # Fails on any failure or warning.
@@ -44,7 +44,7 @@ if grep -q '"status": "WARNING"' "$dir"/out-all/*/checks.json 2>/dev/null; then
   echo "conformance: warnings in --suite all"; status=1
 fi
 for version in 2025-11-25 2025-06-18 2025-03-26; do
-  echo "== conformance --suite all ($version, legacy sessions, same server process)"
+  echo "== conformance --suite all ($version, 2025 sessions, same server process)"
   "$node22" "$suite" server --url "$url" --suite all --spec-version "$version" -o "$dir/out-$version" >"$dir/all-$version.log" 2>&1 || status=1
   sed -n '/=== SUMMARY ===/,$p' "$dir/all-$version.log" | grep -E '✗|Total' || true
   if grep -q '"status": "WARNING"' "$dir/out-$version"/*/checks.json 2>/dev/null; then
@@ -95,7 +95,7 @@ wait "$server_pid" 2>/dev/null || true
 # network namespace with only loopback up.
 cargo build -q -p mcp-tests --bin conformance-client
 client="$PWD/target/debug/conformance-client"
-# Every non-auth 2026 scenario, then the 2025-11-25 ones against the suite's legacy servers: the client
+# Every non-auth 2026 scenario, then the 2025-11-25 ones against the suite's 2025 servers: the client
 # probes, falls back to initialize, answers the server's own requests (on the call's stream or
 # the standalone one) and resumes a stream that ends early after the server's retry hint.
 for run in sep-2322-client-request-state@2026-07-28 request-metadata@2026-07-28 tools_call@2026-07-28 \

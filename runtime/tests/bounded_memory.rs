@@ -60,7 +60,7 @@ async fn large_bodies_leave_memory_bounded_and_other_clients_fast() {
         HttpConfig::default(),
         std::future::pending(),
     ));
-    let modern = |name: &'static str| {
+    let stateless = |name: &'static str| {
         vec![
             ("mcp-protocol-version", "2026-07-28"),
             ("mcp-method", "tools/call"),
@@ -74,7 +74,7 @@ async fn large_bodies_leave_memory_bounded_and_other_clients_fast() {
     // Warm up the server and the allocator with ordinary traffic.
     for _ in 0..50 {
         let (status, _, _) =
-            mcp_tests::support::post(&url, plain.clone(), &modern("test_simple_text")).await;
+            mcp_tests::support::post(&url, plain.clone(), &stateless("test_simple_text")).await;
         assert_eq!(status, 200);
     }
     let before = rss_kib();
@@ -104,7 +104,7 @@ async fn large_bodies_leave_memory_bounded_and_other_clients_fast() {
                 huge_string,
             );
             let (status, _, reply) =
-                mcp_tests::support::post(&url, task, &modern("slow_compute")).await;
+                mcp_tests::support::post(&url, task, &stateless("slow_compute")).await;
             assert!(
                 matches!(status, 400 | 413),
                 "the task is refused: {status} {reply}"
@@ -166,7 +166,7 @@ async fn large_bodies_leave_memory_bounded_and_other_clients_fast() {
             true,
         );
         let (status, _, reply) =
-            mcp_tests::support::post(&url, task, &modern("slow_compute")).await;
+            mcp_tests::support::post(&url, task, &stateless("slow_compute")).await;
         assert_eq!(status, 400, "the task is refused: {reply}");
     }
     let grown_mib = rss_kib().saturating_sub(before) / 1024;
@@ -211,7 +211,7 @@ async fn large_bodies_leave_memory_bounded_and_other_clients_fast() {
     for _ in 0..200 {
         let started = Instant::now();
         let (status, _, _) =
-            mcp_tests::support::post(&url, plain.clone(), &modern("test_simple_text")).await;
+            mcp_tests::support::post(&url, plain.clone(), &stateless("test_simple_text")).await;
         times.push(started.elapsed());
         assert_eq!(status, 200);
     }

@@ -302,11 +302,11 @@ proptest! {
             prop_oneof![
                 proptest::collection::vec(any::<u8>(), 0..64),
                 message().prop_map(|m| m.to_string().into_bytes()),
-                // Short enough to be read: a sound request, modern or not.
+                // Short enough to be read: a sound request, 2026 or not.
                 (any::<i64>(), prop::sample::select(vec!["tools/list", "ping", "tools/call",
                     "prompts/list", "server/discover", "resources/read", "tasks/get"]), any::<bool>())
-                    .prop_map(|(id, method, modern)| {
-                        let params = if modern { json!({"_meta": meta(json!({}))}) } else { json!({}) };
+                    .prop_map(|(id, method, stateless)| {
+                        let params = if stateless { json!({"_meta": meta(json!({}))}) } else { json!({}) };
                         json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
                             .to_string()
                             .into_bytes()
@@ -526,9 +526,9 @@ enum Claim {
     /// A 2025 version and a session id the server never gave.
     UnknownSession,
     /// 2026-07-28, no session.
-    Modern,
+    Stateless,
     /// 2026-07-28 with the session's id.
-    ModernInSession,
+    StatelessInSession,
     /// A version no era has.
     BadVersion,
 }
@@ -610,8 +610,8 @@ fn claimed(claim: Claim, session: &str) -> Vec<(&'static str, String)> {
         Claim::OtherVersion => ("2025-06-18", Some(session.to_string())),
         Claim::NoSession => ("2025-11-25", None),
         Claim::UnknownSession => ("2025-11-25", Some("not-a-session".to_string())),
-        Claim::Modern => ("2026-07-28", None),
-        Claim::ModernInSession => ("2026-07-28", Some(session.to_string())),
+        Claim::Stateless => ("2026-07-28", None),
+        Claim::StatelessInSession => ("2026-07-28", Some(session.to_string())),
         Claim::BadVersion => ("1999-01-01", Some(session.to_string())),
     };
     headers.push(("mcp-protocol-version", version.to_string()));
@@ -663,7 +663,7 @@ proptest! {
             (
                 prop::sample::select(vec![
                     Claim::InSession, Claim::InSession, Claim::OtherVersion, Claim::NoSession,
-                    Claim::UnknownSession, Claim::Modern, Claim::ModernInSession,
+                    Claim::UnknownSession, Claim::Stateless, Claim::StatelessInSession,
                     Claim::BadVersion,
                 ]),
                 post_body(),
@@ -689,7 +689,7 @@ proptest! {
                 // A 2026 request carries the MCP headers its body calls for, so it gets past
                 // the header check to the handlers.
                 let mut body = body;
-                if matches!(claim, Claim::Modern | Claim::ModernInSession) {
+                if matches!(claim, Claim::Stateless | Claim::StatelessInSession) {
                     // And, where its params are an object with no `_meta`, a sound one.
                     if let Ok(mut m) = serde_json::from_slice::<Value>(&body) {
                         if let Some(params) = m.get_mut("params").and_then(Value::as_object_mut) {
@@ -849,11 +849,11 @@ fn answer() -> impl Strategy<Value = Answer> {
 }
 
 /// The handshake as a sound server answers it, so a script reaches the call: `server/discover`
-/// for the stateless era (`modern`) or `method not found` to it and an `initialize` result for a
+/// for the stateless era (`stateless`) or `method not found` to it and an `initialize` result for a
 /// 2025 session. None for any other message.
-fn handshake(message: &Value, modern: bool) -> Option<Value> {
+fn handshake(message: &Value, stateless: bool) -> Option<Value> {
     let mut reply = match message["method"].as_str()? {
-        "server/discover" if modern => json!({"result": {
+        "server/discover" if stateless => json!({"result": {
             "resultType": "complete", "supportedVersions": ["2026-07-28"],
             "capabilities": {"tools": {}},
             "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "scripted", "version": "1"}}}}),
@@ -950,7 +950,7 @@ proptest! {
     fn a_client_ends_every_call_cleanly_whatever_the_server_says(
         script in proptest::collection::vec(answer(), 1..10),
         era in any_era(),
-        modern in any::<bool>(),
+        stateless in any::<bool>(),
     ) {
         use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
         let before = panics().load(std::sync::atomic::Ordering::SeqCst);
@@ -968,7 +968,7 @@ proptest! {
                     let (Some(id), Some(_)) = (message.get("id"), message.get("method")) else {
                         continue;
                     };
-                    if let Some(reply) = handshake(&message, modern) {
+                    if let Some(reply) = handshake(&message, stateless) {
                         let reply = reply.to_string();
                         if server_write.write_all(format!("{reply}\n").as_bytes()).await.is_err() {
                             break;
@@ -1026,7 +1026,7 @@ fn http_answer() -> impl Strategy<Value = HttpAnswer> {
 /// (`Connection: close`), the handshake gets a sound answer ([`handshake`], with a session id
 /// for `initialize`), GET gets 405, DELETE 200, notifications and responses 202, and every other
 /// request the next answer of `script` (silence once it runs out). Its endpoint URL.
-async fn scripted_http(script: Vec<HttpAnswer>, modern: bool) -> String {
+async fn scripted_http(script: Vec<HttpAnswer>, stateless: bool) -> String {
     use tokio::io::AsyncWriteExt;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
@@ -1063,7 +1063,7 @@ async fn scripted_http(script: Vec<HttpAnswer>, modern: bool) -> String {
                     "DELETE" => fixed(200, "", "", b""),
                     _ => match (message.get("id"), message.get("method")) {
                         (Some(id), Some(_)) => {
-                            if let Some(reply) = handshake(&message, modern) {
+                            if let Some(reply) = handshake(&message, stateless) {
                                 let session = if message["method"] == "initialize" {
                                     "mcp-session-id: s-1\r\n"
                                 } else {
@@ -1142,11 +1142,11 @@ proptest! {
     fn an_http_client_ends_every_call_cleanly_whatever_the_server_sends(
         script in proptest::collection::vec(http_answer(), 1..6),
         era in any_era(),
-        modern in any::<bool>(),
+        stateless in any::<bool>(),
     ) {
         let before = panics().load(std::sync::atomic::Ordering::SeqCst);
         let ended = runtime().block_on(async move {
-            let url = scripted_http(script, modern).await;
+            let url = scripted_http(script, stateless).await;
             call_ends(Client::http(&url), era).await
         });
         prop_assert!(ended, "the call ended within its limits");

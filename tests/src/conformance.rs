@@ -581,7 +581,7 @@ pub fn server(builder: ServerBuilder) -> ServerBuilder {
 
 // ---------------------------------------------------------------------------------------------
 // The 2025-era fixtures: the same `elicit()`, `sample()` and `log()` as the 2026 ones. On a
-// legacy session their asks are real requests to the client.
+// 2025 session their asks are real requests to the client.
 
 /// Sends three info log messages about 50 ms apart.
 #[mcp_tool]
@@ -603,7 +603,7 @@ pub async fn test_tool_with_logging() -> String {
 }
 
 /// Ends its SSE stream before it answers (SSE polling): a 2025 client reconnects with
-/// `Last-Event-ID` and gets the result there. On a modern request it just answers.
+/// `Last-Event-ID` and gets the result there. On a 2026 request it just answers.
 #[mcp_tool]
 pub async fn test_reconnection() -> String {
     oxmcp::close_stream();
@@ -648,7 +648,7 @@ pub async fn test_elicitation(
 }
 
 /// A form given by its schema as written, whose answer is kept as the client sent it: for the
-/// schema features a derived form does not write (legacy `enumNames`).
+/// schema features a derived form does not write (the older `enumNames`).
 pub struct SchemaForm<const KIND: u8>(pub Value);
 
 impl<const KIND: u8> ElicitForm for SchemaForm<KIND> {

@@ -79,7 +79,7 @@ fn serve(wire: Wire) -> (String, Seen) {
                     sse(reply(json!({
                         "protocolVersion": "2025-11-25",
                         "capabilities": {"tools": {}},
-                        "serverInfo": {"name": "legacy", "version": "1"}
+                        "serverInfo": {"name": "session-era", "version": "1"}
                     })))
                     .with_header(h("Mcp-Session-Id", "s-1")),
                 ),
@@ -97,7 +97,7 @@ fn serve(wire: Wire) -> (String, Seen) {
                         reply(json!({
                             "supportedVersions": ["2026-07-28"],
                             "capabilities": {"tools": {}},
-                            "serverInfo": {"name": "modern", "version": "1"}
+                            "serverInfo": {"name": "stateless-era", "version": "1"}
                         }))
                         .to_string(),
                     )

@@ -110,21 +110,21 @@ async fn a_draining_server_moves_sessions_away_and_ends_their_streams() {
     )
     .await;
     let url = format!("{base}/mcp");
-    let legacy = [
+    let session_headers = [
         ("mcp-protocol-version", "2025-11-25"),
         ("accept", "application/json, text/event-stream"),
     ];
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "t", "version": "1"}}});
-    let (status, headers, _) = post(&url, init.to_string().into_bytes(), &legacy).await;
+    let (status, headers, _) = post(&url, init.to_string().into_bytes(), &session_headers).await;
     assert_eq!(status, 200);
     let session = headers
         .iter()
         .find(|(k, _)| k == "mcp-session-id")
         .map(|(_, v)| v.clone())
         .expect("a session");
-    let in_session = [legacy[0], legacy[1], ("mcp-session-id", session.as_str())];
+    let in_session = [session_headers[0], session_headers[1], ("mcp-session-id", session.as_str())];
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
     let (status, _, _) = post(&url, list.to_string().into_bytes(), &in_session).await;
     assert_eq!(status, 200, "served before the stop");

@@ -981,8 +981,8 @@ proptest::proptest! {
                         ("POST", Some(message.clone()))
                     }
                     Route::Stateless => {
-                        let mut modern = message.clone();
-                        modern["params"]["_meta"] = json!({
+                        let mut stateless_message = message.clone();
+                        stateless_message["params"]["_meta"] = json!({
                             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
                             "io.modelcontextprotocol/clientCapabilities": {}});
                         headers.push(("mcp-protocol-version", "2026-07-28".into()));
@@ -990,7 +990,7 @@ proptest::proptest! {
                         if let Some(name) = message["params"]["name"].as_str() {
                             headers.push(("mcp-name", name.to_string()));
                         }
-                        ("POST", Some(modern))
+                        ("POST", Some(stateless_message))
                     }
                     Route::Initialize => {
                         headers.push(("mcp-protocol-version", "2025-11-25".into()));
@@ -1084,7 +1084,7 @@ fn meta_2026(tasks: bool) -> Value {
 }
 
 /// A 2026 request of `method` naming `name`, as the holder of `bearer`.
-async fn modern(
+async fn stateless(
     url: &str,
     bearer: &str,
     method: &str,
@@ -1107,7 +1107,7 @@ async fn modern(
 async fn start_task(url: &str, bearer: &str) -> (u16, Vec<(String, String)>, Value) {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "slow_compute", "arguments": {"seconds": 30}, "_meta": meta_2026(true)}});
-    modern(url, bearer, "tools/call", Some("slow_compute"), body).await
+    stateless(url, bearer, "tools/call", Some("slow_compute"), body).await
 }
 
 /// A GET of `session`'s stream (resumed after `last` when given) as the holder of `bearer`,
@@ -1210,7 +1210,7 @@ async fn a_principal_holding_its_streams_subscriptions_and_tasks_leaves_another_
     let listen = json!({"jsonrpc": "2.0", "id": 12, "method": "subscriptions/listen", "params": {
         "notifications": {"resourceSubscriptions": ["a", "b", "c", "d", "e"]},
         "_meta": meta_2026(false)}});
-    let (status, _, reply) = modern(&url, &mallory, "subscriptions/listen", None, listen).await;
+    let (status, _, reply) = stateless(&url, &mallory, "subscriptions/listen", None, listen).await;
     assert_eq!(
         (status, &reply["error"]["code"]),
         (400, &json!(-32602)),
@@ -1247,7 +1247,7 @@ async fn a_principal_holding_its_streams_subscriptions_and_tasks_leaves_another_
         "name": "test_whoami", "arguments": {}, "_meta": meta_2026(false)}});
     let (status, _, reply) = within_a_second(
         "a call",
-        modern(&url, &alice, "tools/call", Some("test_whoami"), whoami),
+        stateless(&url, &alice, "tools/call", Some("test_whoami"), whoami),
     )
     .await;
     assert_eq!(status, 200, "{reply}");
@@ -1449,7 +1449,7 @@ async fn everything_a_task_keeps_counts_against_its_budget() {
     meta["pad"] = json!("x".repeat(100 * 1024));
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "slow_compute", "arguments": {"seconds": 30}, "_meta": meta}});
-    let (status, _, reply) = modern(&url, &alice, "tools/call", Some("slow_compute"), body).await;
+    let (status, _, reply) = stateless(&url, &alice, "tools/call", Some("slow_compute"), body).await;
     assert_eq!(status, 400, "{reply}");
     let message = reply["error"]["message"].as_str().unwrap_or("");
     assert!(
@@ -1463,7 +1463,7 @@ async fn everything_a_task_keeps_counts_against_its_budget() {
         "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                   "io.modelcontextprotocol/clientCapabilities": {
                       "elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}}}});
-    let (_, _, created) = modern(&url, &alice, "tools/call", Some("confirm_delete"), body).await;
+    let (_, _, created) = stateless(&url, &alice, "tools/call", Some("confirm_delete"), body).await;
     let task = created["result"]["taskId"]
         .as_str()
         .expect("a task")
@@ -1474,7 +1474,7 @@ async fn everything_a_task_keeps_counts_against_its_budget() {
     };
     let mut parked = Value::Null;
     for i in 0..50 {
-        let (_, _, got) = modern(&url, &alice, "tasks/get", Some(&task), get(i)).await;
+        let (_, _, got) = stateless(&url, &alice, "tasks/get", Some(&task), get(i)).await;
         if got["result"]["status"] == "input_required" {
             parked = got;
             break;
@@ -1489,13 +1489,13 @@ async fn everything_a_task_keeps_counts_against_its_budget() {
         "taskId": task, "_meta": meta_2026(true),
         "inputResponses": {key: {"action": "accept",
             "content": {"confirm": true, "pad": "y".repeat(100 * 1024)}}}}});
-    let (status, _, reply) = modern(&url, &alice, "tasks/update", Some(&task), update).await;
+    let (status, _, reply) = stateless(&url, &alice, "tasks/update", Some(&task), update).await;
     assert_eq!(status, 400, "{reply}");
     assert!(reply["error"]["message"]
         .as_str()
         .unwrap()
         .contains("task_budget"));
-    let (_, _, still) = modern(&url, &alice, "tasks/get", Some(&task), get(100)).await;
+    let (_, _, still) = stateless(&url, &alice, "tasks/get", Some(&task), get(100)).await;
     assert_eq!(still["result"]["status"], "input_required", "{still}");
 }
 

@@ -1,5 +1,5 @@
 //! One handler, both eras: a tool that elicits, runs a step and samples completes through a
-//! modern MRTR flow and through a 2025-era session on stdio (where its asks are real requests
+//! 2026 MRTR flow and through a 2025-era session on stdio (where its asks are real requests
 //! to the client), with the same result and the step run once in each.
 
 use crate::common;
@@ -120,7 +120,7 @@ fn sampled(text: &str) -> Value {
 }
 
 #[tokio::test]
-async fn the_modern_flow_completes_with_the_step_run_once() {
+async fn the_2026_flow_completes_with_the_step_run_once() {
     let s = server();
     let first = send(
         &s,
@@ -144,14 +144,14 @@ async fn the_modern_flow_completes_with_the_step_run_once() {
     );
 }
 
-/// A legacy client on an in-memory stdio pipe.
-struct Legacy {
+/// A 2025 client on an in-memory stdio pipe.
+struct SessionClient {
     lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
     input: tokio::io::WriteHalf<tokio::io::DuplexStream>,
     _serving: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
-impl Legacy {
+impl SessionClient {
     fn start(server: Arc<Server>, limits: Limits) -> Self {
         let (client, server_end) = tokio::io::duplex(1 << 16);
         let (read, write) = tokio::io::split(server_end);
@@ -167,7 +167,7 @@ impl Legacy {
             std::future::pending(),
         ));
         let (r, w) = tokio::io::split(client);
-        Legacy {
+        SessionClient {
             lines: BufReader::new(r).lines(),
             input: w,
             _serving: serving,
@@ -193,7 +193,7 @@ impl Legacy {
     /// A session with `limits` that can answer forms and sampling, in which `plan_trip` to
     /// `city` was called as request `id`; the call's first ask.
     async fn asked(limits: Limits, id: i64, city: &str) -> (Self, Value) {
-        let mut client = Legacy::start(server(), limits);
+        let mut client = SessionClient::start(server(), limits);
         client
             .initialize(json!({"elicitation": {}, "sampling": {}}))
             .await;
@@ -209,7 +209,7 @@ impl Legacy {
         self.send(
             json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": capabilities,
-            "clientInfo": {"name": "legacy-test", "version": "1"}}}),
+            "clientInfo": {"name": "session-test", "version": "1"}}}),
         )
         .await;
         let reply = self.next().await;
@@ -220,9 +220,9 @@ impl Legacy {
 }
 
 #[tokio::test]
-async fn a_legacy_stdio_session_serves_the_same_handler_with_real_requests() {
+async fn a_2025_stdio_session_serves_the_same_handler_with_real_requests() {
     let s = server();
-    let mut client = Legacy::start(s.clone(), Limits::default());
+    let mut client = SessionClient::start(s.clone(), Limits::default());
     let init = client
         .initialize(json!({"elicitation": {}, "sampling": {}}))
         .await;
@@ -245,7 +245,7 @@ async fn a_legacy_stdio_session_serves_the_same_handler_with_real_requests() {
     let list = client.next().await;
     assert!(
         list["result"].get("resultType").is_none(),
-        "legacy shape: {list}"
+        "2025 shape: {list}"
     );
     assert_eq!(list["result"]["tools"].as_array().map(Vec::len), Some(5));
     client
@@ -273,7 +273,7 @@ async fn a_legacy_stdio_session_serves_the_same_handler_with_real_requests() {
     assert!(done["result"].get("resultType").is_none(), "{done}");
 }
 
-/// At the end of input a legacy stdio session can get no more answers: a call waiting on an
+/// At the end of input a 2025 stdio session can get no more answers: a call waiting on an
 /// ask ends at once, answered, and the server ends, long before the shutdown grace period.
 #[tokio::test]
 async fn at_the_end_of_input_a_call_waiting_on_an_ask_ends_at_once() {
@@ -281,7 +281,7 @@ async fn at_the_end_of_input_a_call_waiting_on_an_ask_ends_at_once() {
         shutdown_grace: Duration::from_secs(30),
         ..Limits::default()
     };
-    let (mut client, ask) = Legacy::asked(limits, 3, "Oslo").await;
+    let (mut client, ask) = SessionClient::asked(limits, 3, "Oslo").await;
     assert_eq!(ask["method"], "elicitation/create", "{ask}");
     let started = std::time::Instant::now();
     client.input.shutdown().await.unwrap();
@@ -300,8 +300,8 @@ async fn at_the_end_of_input_a_call_waiting_on_an_ask_ends_at_once() {
 }
 
 #[tokio::test]
-async fn a_legacy_client_without_the_capability_gets_the_same_error_meaning() {
-    let mut client = Legacy::start(server(), Limits::default());
+async fn a_2025_client_without_the_capability_gets_the_same_error_meaning() {
+    let mut client = SessionClient::start(server(), Limits::default());
     client.initialize(json!({})).await;
     client
         .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -311,19 +311,19 @@ async fn a_legacy_client_without_the_capability_gets_the_same_error_meaning() {
     assert_eq!(reply["id"], 1);
     assert_eq!(
         reply["error"]["code"], -32602,
-        "legacy code for a missing capability: {reply}"
+        "the 2025 code for a missing capability: {reply}"
     );
     assert!(reply["error"]["data"]["requiredCapabilities"]["elicitation"].is_object());
 }
 
 #[tokio::test]
-async fn a_legacy_ask_that_is_refused_or_never_answered_fails_cleanly_and_the_session_goes_on() {
+async fn a_2025_ask_that_is_refused_or_never_answered_fails_cleanly_and_the_session_goes_on() {
     let limits = Limits {
         ask_timeout: Duration::from_millis(300),
         ..Limits::default()
     };
     // The client answers with an error: the tool fails as a tool error.
-    let (mut client, ask) = Legacy::asked(limits, 1, "Rome").await;
+    let (mut client, ask) = SessionClient::asked(limits, 1, "Rome").await;
     client
         .send(json!({"jsonrpc": "2.0", "id": ask["id"], "error": {"code": -1, "message": "user closed the dialog"}}))
         .await;
@@ -348,7 +348,7 @@ async fn a_legacy_ask_that_is_refused_or_never_answered_fails_cleanly_and_the_se
 
 #[tokio::test]
 async fn logging_set_level_applies_to_the_session() {
-    let mut client = Legacy::start(server(), Limits::default());
+    let mut client = SessionClient::start(server(), Limits::default());
     client.initialize(json!({})).await;
     client
         .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "chatty", "arguments": {}}}))
@@ -368,9 +368,9 @@ async fn logging_set_level_applies_to_the_session() {
 }
 
 #[tokio::test]
-async fn a_legacy_session_hears_of_updates_under_what_it_subscribed_to_until_it_unsubscribes() {
+async fn a_2025_session_hears_of_updates_under_what_it_subscribed_to_until_it_unsubscribes() {
     let s = Arc::new(Server::builder().tool(touch).build().unwrap());
-    let mut client = Legacy::start(s, Limits::default());
+    let mut client = SessionClient::start(s, Limits::default());
     client.initialize(json!({})).await;
     let mut id = 0;
     let mut ask = |method: &str, params: Value| {
@@ -422,7 +422,7 @@ async fn a_legacy_session_hears_of_updates_under_what_it_subscribed_to_until_it_
 }
 
 #[tokio::test]
-async fn a_server_without_legacy_refuses_initialize_naming_its_versions() {
+async fn a_server_without_sessions_refuses_initialize_naming_its_versions() {
     let s = Arc::new(
         Server::builder()
             .sessions(false)
@@ -430,7 +430,7 @@ async fn a_server_without_legacy_refuses_initialize_naming_its_versions() {
             .build()
             .unwrap(),
     );
-    let mut client = Legacy::start(s, Limits::default());
+    let mut client = SessionClient::start(s, Limits::default());
     let reply = client.initialize(json!({})).await;
     assert_eq!(reply["error"]["code"], -32602, "{reply}");
     // The stateless versions the pins list.
@@ -601,7 +601,7 @@ impl Stream {
 /// The answers a 2025 client POSTs are read without a JSON tree when they can be; every other
 /// way of writing them still reaches the ask, and notifications are taken.
 #[tokio::test]
-async fn a_legacy_http_sessions_answers_reach_their_asks_however_they_are_written() {
+async fn a_2025_http_sessions_answers_reach_their_asks_however_they_are_written() {
     let s = server();
     let (url, addr) = http(s.clone()).await;
     let session = open_session(&url).await;
@@ -658,7 +658,7 @@ async fn a_legacy_http_sessions_answers_reach_their_asks_however_they_are_writte
 }
 
 #[tokio::test]
-async fn a_legacy_http_session_serves_the_same_handler_with_real_requests() {
+async fn a_2025_http_session_serves_the_same_handler_with_real_requests() {
     let s = server();
     let (url, addr) = http(s.clone()).await;
     let session = open_session(&url).await;
@@ -681,8 +681,8 @@ async fn a_legacy_http_session_serves_the_same_handler_with_real_requests() {
     }
     let (status, _, tools) = post(&url, Some(&session), list).await;
     assert_eq!(status, 200);
-    for modern_only in ["resultType", "ttlMs", "cacheScope"] {
-        assert!(tools["result"].get(modern_only).is_none(), "{tools}");
+    for stateless_only in ["resultType", "ttlMs", "cacheScope"] {
+        assert!(tools["result"].get(stateless_only).is_none(), "{tools}");
     }
     // The call streams the server's requests, the client POSTs its answers back.
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
@@ -719,7 +719,7 @@ async fn a_legacy_http_session_serves_the_same_handler_with_real_requests() {
 }
 
 #[tokio::test]
-async fn the_modern_flow_completes_over_http_and_stdio_with_the_step_run_once_each() {
+async fn the_2026_flow_completes_over_http_and_stdio_with_the_step_run_once_each() {
     // HTTP, with the project's client answering the rounds.
     let s = server();
     let (url, _) = http(s.clone()).await;
@@ -732,9 +732,9 @@ async fn the_modern_flow_completes_over_http_and_stdio_with_the_step_run_once_ea
         mcp_tests::support::text(&done),
         "Ada to Oslo, booking B1: Paris"
     );
-    // stdio, driven line by line: the first message is modern, so the connection is.
+    // stdio, driven line by line: the first message is 2026, so the connection is.
     let s = server();
-    let mut pipe = Legacy::start(s, Limits::default());
+    let mut pipe = SessionClient::start(s, Limits::default());
     let mut params = call("plan_trip", json!({"city": "Oslo"}), all_caps());
     pipe.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}))
         .await;
@@ -776,7 +776,7 @@ async fn an_idle_http_session_expires() {
 }
 
 #[tokio::test]
-async fn the_client_falls_back_to_a_legacy_session_and_answers_the_servers_requests() {
+async fn the_client_falls_back_to_a_2025_session_and_answers_the_servers_requests() {
     use oxmcp::client::Client;
     // A scripted 2025-era stdio server: no server/discover, an initialize, then a tools/call
     // that asks the client for a form before it answers.
@@ -801,7 +801,7 @@ async fn the_client_falls_back_to_a_legacy_session_and_answers_the_servers_reque
                         "serverInfo": {"name": "old", "version": "1"}}}))
                 }
                 Some("tools/call") => {
-                    assert!(m["params"].get("_meta").is_none(), "no modern _meta: {m}");
+                    assert!(m["params"].get("_meta").is_none(), "no 2026 _meta: {m}");
                     let ask = json!({"jsonrpc": "2.0", "id": "s1", "method": "elicitation/create",
                         "params": {"message": "Name?", "requestedSchema": {"type": "object",
                             "properties": {"name": {"type": "string"}}}}});
@@ -879,11 +879,11 @@ async fn an_http_ask_that_is_never_answered_times_out_and_the_session_goes_on() 
     assert_eq!(post(&url, Some(&session), ping).await.0, 200);
 }
 
-/// A legacy HTTP session opened with elicitation and sampling; its id.
+/// A 2025 HTTP session opened with elicitation and sampling; its id.
 async fn open_session(url: &str) -> String {
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}, "sampling": {}},
-        "clientInfo": {"name": "legacy-http", "version": "1"}}});
+        "clientInfo": {"name": "session-http", "version": "1"}}});
     let (status, headers, reply) = post(url, None, init).await;
     assert_eq!(status, 200, "{reply}");
     assert_eq!(reply["result"]["protocolVersion"], "2025-11-25");
@@ -1043,7 +1043,7 @@ async fn a_cancellation_with_an_id_is_answered_and_cancels_nothing() {
         (&json!("c1"), &json!("slow done")),
         "{done}"
     );
-    let mut client = Legacy::start(s, Limits::default());
+    let mut client = SessionClient::start(s, Limits::default());
     client.initialize(json!({})).await;
     client.send(call).await;
     assert_eq!(client.next().await["method"], "notifications/progress");
@@ -1245,7 +1245,7 @@ proptest::proptest! {
 async fn a_2025_initialize_advertises_the_extensions_the_server_serves() {
     let skills = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/skills");
     let with_skills = Arc::new(Server::builder().skills_dir(skills).build().unwrap());
-    let mut client = Legacy::start(with_skills, Limits::default());
+    let mut client = SessionClient::start(with_skills, Limits::default());
     let init = client.initialize(json!({})).await;
     let extensions = &init["result"]["capabilities"]["extensions"];
     assert!(
@@ -1257,7 +1257,7 @@ async fn a_2025_initialize_advertises_the_extensions_the_server_serves() {
         init["result"]["capabilities"]["tools"].is_object(),
         "{init}"
     );
-    let mut client = Legacy::start(server(), Limits::default());
+    let mut client = SessionClient::start(server(), Limits::default());
     let init = client.initialize(json!({})).await;
     assert!(
         init["result"]["capabilities"].get("extensions").is_none(),

@@ -375,7 +375,7 @@ async fn durable_task_flow(client: &Client, n: u64) -> Result<(), String> {
     }
 }
 
-async fn legacy_call(client: &Client) -> Result<(), String> {
+async fn session_call(client: &Client) -> Result<(), String> {
     let result = client
         .call_tool("test_elicitation", json!({"message": "Who is asking?"}))
         .await
@@ -515,7 +515,7 @@ async fn rollout() {
             "2025 session call (elicitation)",
             move || {
                 let client = client.clone();
-                async move { legacy_call(&client).await }
+                async move { session_call(&client).await }
             },
         ));
     }
