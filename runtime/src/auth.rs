@@ -720,6 +720,7 @@ impl TokenVerifier for JwtVerifier {
 
 /// Authentication settings of the HTTP server (`HttpConfig::auth`).
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct AuthConfig {
     /// Checks each request's bearer token.
     pub verifier: Arc<dyn TokenVerifier>,

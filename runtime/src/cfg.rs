@@ -144,3 +144,23 @@ macro_rules! cfg_skills {
         )*
     };
 }
+
+/// Chainable setters for a settings struct whose fields are public but which is
+/// `#[non_exhaustive]` (so it can grow a field without breaking anyone): each listed field gets
+/// a method of its name that sets it, so `Limits::default().queue(64).drain(d)` reads as a
+/// struct literal would. Attributes before a field (a `cfg`) go on its method.
+macro_rules! setters {
+    ($ty:ident { $($(#[$attr:meta])* $field:ident: $arg:ty => $value:expr),* $(,)? }) => {
+        impl $ty {
+            $(
+                $(#[$attr])*
+                #[doc = concat!("With `", stringify!($field), "` set (see the field).")]
+                #[must_use]
+                pub fn $field(mut self, $field: $arg) -> Self {
+                    self.$field = $value;
+                    self
+                }
+            )*
+        }
+    };
+}

@@ -143,7 +143,7 @@ pub mod prelude {
 /// request-state codec's binding and sealed contents, the codec as the MRTR round uses it, the engine's
 /// outcome. Not a stable API.
 #[cfg(feature = "bench")]
-#[cfg_attr(docsrs, doc(cfg(feature = "bench")))]
+#[doc(hidden)]
 pub mod bench {
     pub use crate::request_state::{journal_of, Binding, Bound, BoundCodec, Sealed, TokenId};
     pub use crate::resume::engine::Outcome;

@@ -188,8 +188,9 @@ where
     serve_io_with(server, reader, writer, config).await
 }
 
-/// Settings of the stdio transport.
+/// Settings of the stdio transport: `StdioConfig::default().principal(Principal::new("me"))`.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct StdioConfig {
     /// The longest line taken, in bytes (default [`DEFAULT_MAX_LINE`]).
     pub max_line: usize,
@@ -209,6 +210,12 @@ impl Default for StdioConfig {
         }
     }
 }
+
+setters!(StdioConfig {
+    max_line: usize => max_line,
+    principal: impl Into<Option<Principal>> => principal.into(),
+    limits: Limits => limits,
+});
 
 /// [`serve_io`] with these settings.
 pub async fn serve_io_with<R, W>(

@@ -329,7 +329,7 @@ proptest! {
             .collect();
         let mut input: Vec<u8> = chunks.into_iter().flat_map(|mut c| { c.push(b'\n'); c }).collect();
         input.extend_from_slice(b"\n");
-        let (ended, output) = serve_stdio(&input, StdioConfig { max_line: 256, ..Default::default() });
+        let (ended, output) = serve_stdio(&input, StdioConfig::default().max_line(256));
         prop_assert!(ended, "serve_io_with ends cleanly");
         let replies = check_replies(&expected, &input, &output);
         prop_assert!(replies.is_ok(), "{}", replies.unwrap_err());
@@ -381,17 +381,12 @@ fn http_url() -> &'static str {
         runtime().block_on(async {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             let addr = listener.local_addr().unwrap();
-            let limits = oxmcp::Limits {
-                ask_timeout: std::time::Duration::from_millis(300),
-                resume_window: std::time::Duration::from_millis(300),
-                sessions_per_caller: 1 << 20,
-                requests_per_caller: 1 << 20,
-                ..Default::default()
-            };
-            let config = oxmcp::http::HttpConfig {
-                limits,
-                ..Default::default()
-            };
+            let limits = oxmcp::Limits::default()
+                .ask_timeout(std::time::Duration::from_millis(300))
+                .resume_window(std::time::Duration::from_millis(300))
+                .sessions_per_caller(1 << 20)
+                .requests_per_caller(1 << 20);
+            let config = oxmcp::http::HttpConfig::default().limits(limits);
             tokio::spawn(oxmcp::http::serve_listener(
                 server(),
                 listener,

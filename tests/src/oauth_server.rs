@@ -78,14 +78,11 @@ pub async fn protected(server: Server, issuer: &str, scopes: &[&str]) -> String 
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let jwks = JwksUrl::new(&format!("{issuer}/jwks")).unwrap();
     let verifier = JwtVerifier::new(jwks, issuer, url.clone());
-    let config = HttpConfig {
-        auth: Some(
-            AuthConfig::new(verifier, url.clone())
-                .authorization_server(issuer)
-                .scopes_supported(scopes.iter().copied()),
-        ),
-        ..HttpConfig::default()
-    };
+    let config = HttpConfig::default().auth(Some(
+        AuthConfig::new(verifier, url.clone())
+            .authorization_server(issuer)
+            .scopes_supported(scopes.iter().copied()),
+    ));
     tokio::spawn(serve_listener(
         Arc::new(server),
         listener,

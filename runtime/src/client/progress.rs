@@ -10,6 +10,7 @@ pub(super) type Watchers = Arc<Mutex<HashMap<String, ProgressFn>>>;
 
 /// A progress notification the server sent for a call ([`Client::with_progress`]).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Progress {
     /// How far the work is; increases with every notification.
     pub progress: f64,

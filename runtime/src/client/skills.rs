@@ -8,6 +8,7 @@ use super::*;
 #[cfg(feature = "skills")]
 #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SkillEntry {
     /// `skill://<skill-path>/SKILL.md`.
     pub uri: String,
@@ -21,6 +22,7 @@ pub struct SkillEntry {
 #[cfg(feature = "skills")]
 #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SkillFile {
     /// The file's `skill://` URI.
     pub uri: String,

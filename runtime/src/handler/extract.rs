@@ -17,6 +17,7 @@ use std::sync::Arc;
 /// for another. `Serialize` and `Deserialize` with the `derive` feature.
 #[derive(Debug, Clone, PartialEq, Default)]
 #[cfg_attr(feature = "derive", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct Principal {
     /// The subject (`sub`): who the caller is, unique within its issuer.
     pub subject: String,

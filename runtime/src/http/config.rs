@@ -5,8 +5,9 @@ use crate::server::Server;
 use crate::transport::Limits;
 use std::sync::Arc;
 
-/// Settings of the HTTP transport.
+/// Settings of the HTTP transport: `HttpConfig::default().auth(auth).limits(limits)`.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct HttpConfig {
     /// The endpoint path (default `/mcp`).
     pub path: String,
@@ -35,8 +36,9 @@ pub struct HttpConfig {
     pub metrics_path: Option<String>,
 }
 
-/// The paths of the health endpoints.
+/// The paths of the health endpoints: `HealthPaths::default().liveness("/live")`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HealthPaths {
     /// Liveness: 200 while the process serves.
     pub liveness: String,
@@ -70,6 +72,25 @@ impl Default for HttpConfig {
         }
     }
 }
+
+setters!(HttpConfig {
+    path: impl Into<String> => path.into(),
+    max_body: usize => max_body,
+    allowed_hosts: Vec<String> => allowed_hosts,
+    allowed_origins: Vec<String> => allowed_origins,
+    #[cfg(feature = "auth")]
+    auth: impl Into<Option<crate::auth::AuthConfig>> => auth.into(),
+    limits: Limits => limits,
+    health: impl Into<Option<HealthPaths>> => health.into(),
+    #[cfg(feature = "metrics")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
+    metrics_path: Option<String> => metrics_path,
+});
+
+setters!(HealthPaths {
+    liveness: impl Into<String> => liveness.into(),
+    readiness: impl Into<String> => readiness.into(),
+});
 
 /// What every route of one endpoint shares but its 2025-era sessions: the server, the settings
 /// and the per-caller counters.

@@ -24,6 +24,7 @@ pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// A task's status, as the extension names it on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TaskStatus {
     /// The handler is running (or about to).
     Working,
@@ -87,6 +88,7 @@ impl<'de> serde_core::Deserialize<'de> for TaskStatus {
 /// that keep it outside the process (as `RedisTaskStore` does).
 #[derive(Debug, Clone)]
 #[cfg_attr(feature = "derive", derive(Serialize, Deserialize))]
+#[non_exhaustive]
 pub struct TaskRecord {
     /// The unguessable id the client names it by.
     pub id: String,

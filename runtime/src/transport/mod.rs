@@ -6,7 +6,10 @@ use std::time::Duration;
 /// The limits and timeouts of a transport, in one place: how long a peer may take, how much a
 /// slow reader may hold, how long a shutdown waits. The defaults suit a server on the open
 /// network; each field says which transports use it.
+///
+/// Start from the defaults and change what you need: `Limits::default().queue(64)`.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Limits {
     /// HTTP: time to receive a request's headers, which is also how long a kept-alive
     /// connection may sit idle between requests (default 10 s).
@@ -104,6 +107,27 @@ impl Default for Limits {
         }
     }
 }
+
+setters!(Limits {
+    header_timeout: Duration => header_timeout,
+    body_timeout: Duration => body_timeout,
+    max_connections: usize => max_connections,
+    connections_per_address: usize => connections_per_address,
+    queue: usize => queue,
+    shutdown_grace: Duration => shutdown_grace,
+    ask_timeout: Duration => ask_timeout,
+    max_sessions: usize => max_sessions,
+    session_idle: Duration => session_idle,
+    resume_window: Duration => resume_window,
+    retry_hint: Duration => retry_hint,
+    session_bytes: usize => session_bytes,
+    subscriptions: usize => subscriptions,
+    subscription_bytes: usize => subscription_bytes,
+    sessions_per_caller: usize => sessions_per_caller,
+    requests_per_caller: usize => requests_per_caller,
+    drain: Duration => drain,
+    max_json_values: usize => max_json_values,
+});
 
 #[cfg(any(feature = "http", feature = "stdio"))]
 impl Limits {

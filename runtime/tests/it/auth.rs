@@ -48,14 +48,11 @@ async fn start(audience_of: impl FnOnce(&str) -> String) -> (String, String) {
         .request_state_keys(KeyRing::parse(&format!("1:{}", "cd".repeat(32))).unwrap())
         .build()
         .unwrap();
-    let config = HttpConfig {
-        auth: Some(
-            AuthConfig::new(verifier, audience.clone())
-                .authorization_server(ISSUER)
-                .scopes_supported(["admin"]),
-        ),
-        ..HttpConfig::default()
-    };
+    let config = HttpConfig::default().auth(Some(
+        AuthConfig::new(verifier, audience.clone())
+            .authorization_server(ISSUER)
+            .scopes_supported(["admin"]),
+    ));
     tokio::spawn(serve_listener(
         Arc::new(server),
         listener,

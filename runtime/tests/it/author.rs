@@ -211,10 +211,7 @@ async fn allowed_hosts_admit_a_public_name_behind_a_proxy() {
     use oxmcp::http::{serve_listener, HttpConfig};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let config = HttpConfig {
-        allowed_hosts: vec!["mcp.example.com".into()],
-        ..HttpConfig::default()
-    };
+    let config = HttpConfig::default().allowed_hosts(vec!["mcp.example.com".into()]);
     tokio::spawn(serve_listener(
         std::sync::Arc::new(server()),
         listener,

@@ -778,12 +778,12 @@ async fn configured_credentials_never_reach_an_authorization_server_the_resource
         (
             "enterprise",
             Box::new(|idp: &str| {
-                let idp = oxmcp::client::oauth::Enterprise {
-                    idp_token_endpoint: format!("{idp}/token"),
-                    idp_client_id: "idp-client".into(),
-                    idp_client_secret: Some("s3cret-idp".into()),
-                    id_token: Arc::new(|| Box::pin(async { Ok("user-id-token".to_string()) })),
-                };
+                let idp = oxmcp::client::oauth::Enterprise::new(
+                    format!("{idp}/token"),
+                    "idp-client",
+                    Arc::new(|| Box::pin(async { Ok("user-id-token".to_string()) })),
+                )
+                .idp_client_secret("s3cret-idp");
                 OAuth::enterprise(idp, "svc", Some("s3cret-ent"))
             }),
         ),

@@ -262,10 +262,7 @@ async fn the_principal_reaches_handlers_over_http_and_stdio() {
 
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     let (read, write) = tokio::io::split(server_end);
-    let config = oxmcp::stdio::StdioConfig {
-        principal: Some(Principal::new("dave")),
-        ..Default::default()
-    };
+    let config = oxmcp::stdio::StdioConfig::default().principal(Some(Principal::new("dave")));
     let serving = tokio::spawn(oxmcp::stdio::serve_io_with(
         Arc::new(server()),
         read,

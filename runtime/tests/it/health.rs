@@ -79,10 +79,7 @@ async fn serve_until_stopped(
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let config = HttpConfig {
-        limits,
-        ..HttpConfig::default()
-    };
+    let config = HttpConfig::default().limits(limits);
     let serving = tokio::spawn(serve_listener(Arc::new(server), listener, config, async {
         let _ = stop_rx.await;
     }));
@@ -102,11 +99,9 @@ async fn a_draining_server_moves_sessions_away_and_ends_their_streams() {
         .unwrap();
     let (base, stop_tx, serving) = serve_until_stopped(
         server,
-        Limits {
-            drain: Duration::from_millis(500),
-            shutdown_grace: Duration::from_secs(30),
-            ..Limits::default()
-        },
+        Limits::default()
+            .drain(Duration::from_millis(500))
+            .shutdown_grace(Duration::from_secs(30)),
     )
     .await;
     let url = format!("{base}/mcp");
@@ -124,7 +119,11 @@ async fn a_draining_server_moves_sessions_away_and_ends_their_streams() {
         .find(|(k, _)| k == "mcp-session-id")
         .map(|(_, v)| v.clone())
         .expect("a session");
-    let in_session = [session_headers[0], session_headers[1], ("mcp-session-id", session.as_str())];
+    let in_session = [
+        session_headers[0],
+        session_headers[1],
+        ("mcp-session-id", session.as_str()),
+    ];
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
     let (status, _, _) = post(&url, list.to_string().into_bytes(), &in_session).await;
     assert_eq!(status, 200, "served before the stop");
@@ -176,14 +175,8 @@ async fn liveness_and_readiness_follow_the_task_store_and_the_drain() {
         .metrics()
         .build()
         .unwrap();
-    let (base, stop_tx, serving) = serve_until_stopped(
-        server,
-        Limits {
-            drain: Duration::from_millis(600),
-            ..Limits::default()
-        },
-    )
-    .await;
+    let (base, stop_tx, serving) =
+        serve_until_stopped(server, Limits::default().drain(Duration::from_millis(600))).await;
     // A probe from elsewhere (its own Host) and without a token is answered.
     assert_eq!(
         get(&format!("{base}/healthz"), "10.0.0.7:8080").await,
@@ -242,13 +235,9 @@ async fn the_health_paths_can_be_moved_or_left_out() {
     let server = Arc::new(Server::builder().build().unwrap());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    let config = HttpConfig {
-        health: Some(HealthPaths {
-            liveness: "/live".into(),
-            readiness: "/ready".into(),
-        }),
-        ..HttpConfig::default()
-    };
+    let config = HttpConfig::default().health(Some(
+        HealthPaths::default().liveness("/live").readiness("/ready"),
+    ));
     tokio::spawn(serve_listener(
         server,
         listener,
@@ -261,10 +250,7 @@ async fn the_health_paths_can_be_moved_or_left_out() {
     let none = Arc::new(Server::builder().build().unwrap());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    let config = HttpConfig {
-        health: None,
-        ..HttpConfig::default()
-    };
+    let config = HttpConfig::default().health(None);
     tokio::spawn(serve_listener(
         none,
         listener,

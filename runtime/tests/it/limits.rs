@@ -23,11 +23,7 @@ type Started = (
 /// The fixture server with these limits, on an ephemeral port; its address, the server, the
 /// trigger of its shutdown, and the serving task.
 async fn start(limits: Limits) -> Started {
-    start_with(HttpConfig {
-        limits,
-        ..HttpConfig::default()
-    })
-    .await
+    start_with(HttpConfig::default().limits(limits)).await
 }
 
 /// [`start`] with these settings.
@@ -137,11 +133,9 @@ async fn read_response(tcp: &mut TcpStream) -> (String, String) {
 }
 
 fn short(header: Duration) -> Limits {
-    Limits {
-        header_timeout: header,
-        body_timeout: Duration::from_millis(300),
-        ..Limits::default()
-    }
+    Limits::default()
+        .header_timeout(header)
+        .body_timeout(Duration::from_millis(300))
 }
 
 #[tokio::test]
@@ -218,10 +212,7 @@ async fn a_declared_length_over_the_limit_is_refused_before_the_body_is_sent() {
 
 #[tokio::test]
 async fn idle_connections_at_the_limit_do_not_starve_a_real_request() {
-    let limits = Limits {
-        max_connections: 4,
-        ..short(Duration::from_millis(400))
-    };
+    let limits = short(Duration::from_millis(400)).max_connections(4);
     let (addr, _server, _stop, _serving) = start(limits).await;
     let mut idle = Vec::new();
     for _ in 0..4 {
@@ -238,10 +229,7 @@ async fn idle_connections_at_the_limit_do_not_starve_a_real_request() {
 
 #[tokio::test]
 async fn a_listener_that_stops_reading_is_ended_instead_of_buffered() {
-    let limits = Limits {
-        queue: 16,
-        ..Limits::default()
-    };
+    let limits = Limits::default().queue(16);
     let (addr, server, _stop, _serving) = start(limits).await;
     let listen = json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen",
         "params": {"_meta": meta(), "notifications": {"toolsListChanged": true}}});
@@ -310,10 +298,7 @@ async fn shutdown_drains_requests_in_flight_and_ends_listen_streams() {
 
 #[tokio::test]
 async fn shutdown_cuts_off_what_is_still_running_at_its_deadline() {
-    let limits = Limits {
-        shutdown_grace: Duration::from_millis(300),
-        ..Limits::default()
-    };
+    let limits = Limits::default().shutdown_grace(Duration::from_millis(300));
     let (addr, _server, stop, serving) = start(limits).await;
     let mut hung = TcpStream::connect(addr).await.unwrap();
     hung.write_all(&request(&sleep_call(1, 60_000), ""))
@@ -360,10 +345,7 @@ fn stdio(
     );
     let (client, server_end) = tokio::io::duplex(pipe);
     let (read, write) = tokio::io::split(server_end);
-    let config = oxmcp::stdio::StdioConfig {
-        limits,
-        ..Default::default()
-    };
+    let config = oxmcp::stdio::StdioConfig::default().limits(limits);
     let serving = tokio::spawn(oxmcp::stdio::serve_io_until(
         server.clone(),
         read,
@@ -384,10 +366,7 @@ async fn send_line(out: &mut Input, message: &Value) {
 
 #[tokio::test]
 async fn stdio_shutdown_answers_what_finishes_and_cuts_off_the_rest_at_its_deadline() {
-    let limits = Limits {
-        shutdown_grace: Duration::from_millis(500),
-        ..Limits::default()
-    };
+    let limits = Limits::default().shutdown_grace(Duration::from_millis(500));
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let (_server, serving, mut lines, mut input) = stdio(limits, 64 * 1024, async {
         let _ = stopped.await;
@@ -417,10 +396,7 @@ async fn stdio_shutdown_answers_what_finishes_and_cuts_off_the_rest_at_its_deadl
 
 #[tokio::test]
 async fn a_stdio_client_that_stops_reading_loses_notifications_but_no_reply() {
-    let limits = Limits {
-        queue: 16,
-        ..Limits::default()
-    };
+    let limits = Limits::default().queue(16);
     // A pipe of 1 KiB: the server's writes block almost at once.
     let (server, _serving, mut lines, mut input) = stdio(limits, 1024, std::future::pending());
     let listen = json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen",
@@ -475,11 +451,7 @@ async fn post_chunked(tcp: &mut TcpStream, body: &str, pieces: usize, method: &s
 
 #[tokio::test]
 async fn a_chunked_body_is_read_whole_and_one_over_the_limit_is_refused() {
-    let (addr, _server, _stop, _serving) = start_with(HttpConfig {
-        max_body: 2048,
-        ..HttpConfig::default()
-    })
-    .await;
+    let (addr, _server, _stop, _serving) = start_with(HttpConfig::default().max_body(2048)).await;
     // Three pieces, each arriving on its own: read as one body.
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
                       "params": {"_meta": meta()}});

@@ -69,15 +69,13 @@ async fn start_with_catalog(
         .build()
         .unwrap();
     let catalog = server.catalog();
-    let config = HttpConfig {
-        auth: Some(
+    let config = HttpConfig::default()
+        .auth(Some(
             AuthConfig::new(verifier, url.clone())
                 .authorization_server(ISSUER)
                 .scopes_supported(["admin"]),
-        ),
-        limits,
-        ..HttpConfig::default()
-    };
+        ))
+        .limits(limits);
     tokio::spawn(serve_listener(
         Arc::new(server),
         listener,
@@ -468,11 +466,9 @@ async fn malformed_hosts_and_origins_are_refused_not_prefix_matched() {
 
 #[tokio::test]
 async fn one_principal_filling_its_quotas_leaves_others_room() {
-    let limits = Limits {
-        sessions_per_caller: 3,
-        requests_per_caller: 2,
-        ..Limits::default()
-    };
+    let limits = Limits::default()
+        .sessions_per_caller(3)
+        .requests_per_caller(2);
     let url = start_with(limits, |b| b.tasks_per_principal(3)).await;
     let mallory = token("mallory", "", &url);
     let alice = token("alice", "", &url);
@@ -1151,13 +1147,11 @@ async fn within_a_second<T>(what: &str, work: impl std::future::Future<Output = 
 
 #[tokio::test]
 async fn a_principal_holding_its_streams_subscriptions_and_tasks_leaves_another_every_room() {
-    let limits = Limits {
-        requests_per_caller: 6,
-        sessions_per_caller: 3,
-        subscriptions: 4,
-        subscription_bytes: 4096,
-        ..Limits::default()
-    };
+    let limits = Limits::default()
+        .requests_per_caller(6)
+        .sessions_per_caller(3)
+        .subscriptions(4)
+        .subscription_bytes(4096);
     let url = start_with(limits, |b| b.tasks_per_principal(2)).await;
     let mallory = token("mallory", "", &url);
     let alice = token("alice", "", &url);
@@ -1277,11 +1271,9 @@ async fn a_principal_holding_its_streams_subscriptions_and_tasks_leaves_another_
 #[tokio::test]
 async fn more_slow_header_connections_from_one_address_than_the_server_takes_leave_others_fast() {
     use tokio::io::AsyncWriteExt;
-    let limits = Limits {
-        max_connections: 32,
-        connections_per_address: 16,
-        ..Limits::default()
-    };
+    let limits = Limits::default()
+        .max_connections(32)
+        .connections_per_address(16);
     let url = start_with(limits, |b| b).await;
     let addr: std::net::SocketAddr = url
         .trim_start_matches("http://")
@@ -1449,7 +1441,8 @@ async fn everything_a_task_keeps_counts_against_its_budget() {
     meta["pad"] = json!("x".repeat(100 * 1024));
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "slow_compute", "arguments": {"seconds": 30}, "_meta": meta}});
-    let (status, _, reply) = stateless(&url, &alice, "tools/call", Some("slow_compute"), body).await;
+    let (status, _, reply) =
+        stateless(&url, &alice, "tools/call", Some("slow_compute"), body).await;
     assert_eq!(status, 400, "{reply}");
     let message = reply["error"]["message"].as_str().unwrap_or("");
     assert!(

@@ -155,10 +155,7 @@ impl SessionClient {
     fn start(server: Arc<Server>, limits: Limits) -> Self {
         let (client, server_end) = tokio::io::duplex(1 << 16);
         let (read, write) = tokio::io::split(server_end);
-        let config = StdioConfig {
-            limits,
-            ..Default::default()
-        };
+        let config = StdioConfig::default().limits(limits);
         let serving = tokio::spawn(serve_io_until(
             server,
             read,
@@ -277,10 +274,7 @@ async fn a_2025_stdio_session_serves_the_same_handler_with_real_requests() {
 /// ask ends at once, answered, and the server ends, long before the shutdown grace period.
 #[tokio::test]
 async fn at_the_end_of_input_a_call_waiting_on_an_ask_ends_at_once() {
-    let limits = Limits {
-        shutdown_grace: Duration::from_secs(30),
-        ..Limits::default()
-    };
+    let limits = Limits::default().shutdown_grace(Duration::from_secs(30));
     let (mut client, ask) = SessionClient::asked(limits, 3, "Oslo").await;
     assert_eq!(ask["method"], "elicitation/create", "{ask}");
     let started = std::time::Instant::now();
@@ -318,10 +312,7 @@ async fn a_2025_client_without_the_capability_gets_the_same_error_meaning() {
 
 #[tokio::test]
 async fn a_2025_ask_that_is_refused_or_never_answered_fails_cleanly_and_the_session_goes_on() {
-    let limits = Limits {
-        ask_timeout: Duration::from_millis(300),
-        ..Limits::default()
-    };
+    let limits = Limits::default().ask_timeout(Duration::from_millis(300));
     // The client answers with an error: the tool fails as a tool error.
     let (mut client, ask) = SessionClient::asked(limits, 1, "Rome").await;
     client
@@ -451,10 +442,7 @@ async fn http(server: Arc<Server>) -> (String, std::net::SocketAddr) {
 async fn http_with(server: Arc<Server>, limits: Limits) -> (String, std::net::SocketAddr) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let config = oxmcp::http::HttpConfig {
-        limits,
-        ..Default::default()
-    };
+    let config = oxmcp::http::HttpConfig::default().limits(limits);
     tokio::spawn(oxmcp::http::serve_listener(
         server,
         listener,
@@ -755,10 +743,7 @@ async fn the_2026_flow_completes_over_http_and_stdio_with_the_step_run_once_each
 
 #[tokio::test]
 async fn an_idle_http_session_expires() {
-    let limits = Limits {
-        session_idle: Duration::from_millis(200),
-        ..Limits::default()
-    };
+    let limits = Limits::default().session_idle(Duration::from_millis(200));
     let (url, _) = http_with(server(), limits).await;
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
@@ -852,10 +837,7 @@ async fn the_client_falls_back_to_a_2025_session_and_answers_the_servers_request
 
 #[tokio::test]
 async fn an_http_ask_that_is_never_answered_times_out_and_the_session_goes_on() {
-    let limits = Limits {
-        ask_timeout: Duration::from_millis(300),
-        ..Limits::default()
-    };
+    let limits = Limits::default().ask_timeout(Duration::from_millis(300));
     let (url, addr) = http_with(server(), limits).await;
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
@@ -973,10 +955,7 @@ async fn a_handler_can_end_its_stream_and_the_client_resumes_it() {
 async fn a_lost_stream_nobody_resumes_cancels_its_call_after_the_window() {
     let counter = Finished::default();
     let s = server_counting(counter.clone());
-    let limits = Limits {
-        resume_window: Duration::from_millis(100),
-        ..Limits::default()
-    };
+    let limits = Limits::default().resume_window(Duration::from_millis(100));
     let (url, addr) = http_with(s.clone(), limits).await;
     let session = open_session(&url).await;
     let call = |id: u64| {

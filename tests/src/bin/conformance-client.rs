@@ -184,15 +184,14 @@ fn oauth(scenario: &str, context: &Value) -> OAuth {
         text("idp_client_id"),
     ) {
         let token = token.to_string();
-        let idp = Enterprise {
-            idp_token_endpoint: endpoint.to_string(),
-            idp_client_id: idp_id.to_string(),
-            idp_client_secret: None,
-            id_token: Arc::new(move || {
+        let idp = Enterprise::new(
+            endpoint,
+            idp_id,
+            Arc::new(move || {
                 let token = token.clone();
                 Box::pin(async move { Ok(token) })
             }),
-        };
+        );
         return OAuth::enterprise(idp, id, secret);
     }
     if scenario.starts_with("auth/client-credentials") {

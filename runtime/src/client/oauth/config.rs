@@ -10,6 +10,7 @@ pub type AssertionSource = Arc<dyn Fn() -> BoxFuture<Result<String, ClientError>
 /// Enterprise-managed authorization: the user's identity provider vouches for them to the
 /// MCP server's authorization server.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct Enterprise {
     /// The identity provider's token endpoint, which exchanges an ID token for an ID-JAG.
     pub idp_token_endpoint: String,
@@ -19,6 +20,30 @@ pub struct Enterprise {
     pub idp_client_secret: Option<String>,
     /// The user's ID token from the identity provider.
     pub id_token: AssertionSource,
+}
+
+impl Enterprise {
+    /// The identity provider at `idp_token_endpoint`, where this client is `idp_client_id`,
+    /// and where the user's ID token comes from (called each time one is needed).
+    pub fn new(
+        idp_token_endpoint: impl Into<String>,
+        idp_client_id: impl Into<String>,
+        id_token: AssertionSource,
+    ) -> Self {
+        Enterprise {
+            idp_token_endpoint: idp_token_endpoint.into(),
+            idp_client_id: idp_client_id.into(),
+            idp_client_secret: None,
+            id_token,
+        }
+    }
+
+    /// The client's secret at the identity provider.
+    #[must_use]
+    pub fn idp_client_secret(mut self, secret: impl Into<String>) -> Self {
+        self.idp_client_secret = Some(secret.into());
+        self
+    }
 }
 
 /// How the client obtains tokens.

@@ -14,6 +14,7 @@ pub trait TokenStore: Send + Sync + 'static {
 /// What the client holds for one MCP server: its registration with the authorization server
 /// and its tokens.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Credentials {
     /// The authorization server's issuer identifier: a registration and its tokens are used
     /// with this server only.
