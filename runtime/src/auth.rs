@@ -124,9 +124,9 @@ impl JwksSource for JwksFile {
     fn fetch(&self) -> BoxFuture<Result<String, AuthError>> {
         let path = self.0.clone();
         Box::pin(async move {
-            tokio::fs::read_to_string(&path)
-                .await
-                .map_err(|e| AuthError::key_set(format!("cannot read JWKS {}: {e}", path.display())))
+            tokio::fs::read_to_string(&path).await.map_err(|e| {
+                AuthError::key_set(format!("cannot read JWKS {}: {e}", path.display()))
+            })
         })
     }
 }
@@ -197,7 +197,10 @@ impl JwksSource for JwksUrl {
                     .await
                     .map_err(|e| AuthError::key_set(format!("cannot fetch JWKS {url}: {e}")))?;
                 if !response.status().is_success() {
-                    return Err(AuthError::key_set(format!("JWKS {url}: HTTP {}", response.status())));
+                    return Err(AuthError::key_set(format!(
+                        "JWKS {url}: HTTP {}",
+                        response.status()
+                    )));
                 }
                 let body = http_body_util::Limited::new(response.into_body(), Self::MAX_LEN)
                     .collect()
@@ -507,10 +510,11 @@ impl JwtVerifier {
         validation.set_issuer(&[&settings.issuer]);
         validation.set_audience(&[&settings.audience]);
         validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
-        let data = decode::<Map<String, Value>>(token, &key, &validation)
-            .map_err(|e| AuthError::Rejected {
+        let data = decode::<Map<String, Value>>(token, &key, &validation).map_err(|e| {
+            AuthError::Rejected {
                 reason: e.to_string(),
-            })?;
+            }
+        })?;
         principal_of(data.claims)
     }
 }
@@ -606,16 +610,16 @@ impl Keys {
         if !recent {
             self.refresh(settings).await?;
         }
-        self.cached(kid)
-            .ok_or_else(|| AuthError::UnknownKey {
-                kid: kid.map(str::to_string),
-            })
+        self.cached(kid).ok_or_else(|| AuthError::UnknownKey {
+            kid: kid.map(str::to_string),
+        })
     }
 
     async fn refresh(&self, settings: &Settings) -> Result<(), AuthError> {
         let fetched = self.source.fetch().await;
         let parsed = fetched.as_ref().map_err(Clone::clone).and_then(|t| {
-            crate::wire::from_text::<JwkSet>(t).map_err(|e| AuthError::key_set(format!("invalid JWKS: {e}")))
+            crate::wire::from_text::<JwkSet>(t)
+                .map_err(|e| AuthError::key_set(format!("invalid JWKS: {e}")))
         });
         let mut cache = self.cache.write().unwrap_or_else(|p| p.into_inner());
         cache.fetched = Some(Instant::now());

@@ -95,7 +95,9 @@ impl RedisTaskStore {
     /// [`Self::key`] of a task being stored, which the runtime named.
     fn new_key(&self, id: &str) -> Result<String, TaskStoreError> {
         self.key(id).ok_or_else(|| {
-            TaskStoreError::Unavailable(crate::wire::Cause::words(format!("a task id may not contain ':': {id}")))
+            TaskStoreError::Unavailable(crate::wire::Cause::words(format!(
+                "a task id may not contain ':': {id}"
+            )))
         })
     }
 
@@ -110,7 +112,9 @@ impl RedisTaskStore {
             None => Ok(None),
             Some(text) => {
                 let record = crate::wire::from_text(&text).map_err(|e| {
-                    TaskStoreError::Unavailable(crate::wire::Cause::words(format!("a stored task does not parse: {e}")))
+                    TaskStoreError::Unavailable(crate::wire::Cause::words(format!(
+                        "a stored task does not parse: {e}"
+                    )))
                 })?;
                 Ok(Some((text, record)))
             }
@@ -157,7 +161,9 @@ impl TaskStore for RedisTaskStore {
             if pong == "PONG" {
                 Ok(())
             } else {
-                Err(TaskStoreError::Unavailable(crate::wire::Cause::words(format!("PING answered {pong}"))))
+                Err(TaskStoreError::Unavailable(crate::wire::Cause::words(
+                    format!("PING answered {pong}"),
+                )))
             }
         })
     }
@@ -238,9 +244,9 @@ impl TaskStore for RedisTaskStore {
                     _ => continue,
                 }
             }
-            Err(TaskStoreError::Unavailable(crate::wire::Cause::words(format!(
-                "task {id} kept changing under {MAX_ATTEMPTS} attempts to update it"
-            ))))
+            Err(TaskStoreError::Unavailable(crate::wire::Cause::words(
+                format!("task {id} kept changing under {MAX_ATTEMPTS} attempts to update it"),
+            )))
         })
     }
 }

@@ -41,8 +41,8 @@ mod stdio;
 mod tasks;
 pub mod typed;
 
-use error::causes;
 pub use crate::wire::Cause;
+use error::causes;
 pub use error::{Challenge, ClientError, FrontmatterProblem, InputKind, LoginStep, Verification};
 use input::answer_server_request;
 pub use input::{Capabilities, DeclineAll, InputHandler, Typed, TypedInput};

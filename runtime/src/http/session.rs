@@ -400,8 +400,10 @@ impl Sessions {
             return Refusal::UnknownSession.into_response();
         }
         if head.method == oxmcp_schema::methods::TOOLS_CALL {
-            let needed = app.server
-                .tool_scopes(head.tool.as_deref().unwrap_or(""), caller.principal.as_ref());
+            let needed = app.server.tool_scopes(
+                head.tool.as_deref().unwrap_or(""),
+                caller.principal.as_ref(),
+            );
             if !needed.is_empty() && app.authenticates() && !caller.has_scopes(needed) {
                 return insufficient_scope(app, head.id(), needed).into_response();
             }

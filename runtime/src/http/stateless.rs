@@ -50,7 +50,9 @@ pub(crate) async fn post(
     }
     if let Incoming::Request(request) = &incoming {
         if let ClientRequest::CallToolRequest(call) = &**request {
-            let needed = app.server.tool_scopes(&call.params.name, caller.principal.as_ref());
+            let needed = app
+                .server
+                .tool_scopes(&call.params.name, caller.principal.as_ref());
             if !needed.is_empty() && app.authenticates() && !caller.has_scopes(needed) {
                 let id = serde_json::to_value(request_id(request)).unwrap_or_default();
                 return insufficient_scope(&app, id, needed).into_response();

@@ -35,9 +35,9 @@
 mod proof;
 
 use super::error::{Challenge, LoginStep};
-use crate::wire::Cause;
 use super::{causes, ClientError, HttpClient};
 use crate::wire::BoxFuture;
+use crate::wire::Cause;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use oauth2::basic::BasicClient;
