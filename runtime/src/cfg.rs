@@ -134,6 +134,17 @@ macro_rules! cfg_metrics {
     };
 }
 
+/// Items that need the `otel` feature.
+macro_rules! cfg_otel {
+    ($($item:item)*) => {
+        $(
+            #[cfg(feature = "otel")]
+            #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+            $item
+        )*
+    };
+}
+
 /// Items that need the `skills` feature.
 macro_rules! cfg_skills {
     ($($item:item)*) => {

@@ -17,6 +17,7 @@
 //! | [`request_state`] | configure the `requestState` key ring, codec and single-use guard |
 //! | [`tasks`] | keep tasks somewhere else than in memory (feature `tasks`) |
 //! | `redis` | share tasks and single use between instances through Redis (feature `redis`) |
+//! | `otel` | trace every flow and measure every request with OpenTelemetry (feature `otel`) |
 //! | [`skills`] | offer Agent Skills (the skills extension) |
 //! | [`client`] | call MCP servers, answering their input requests |
 //! | [`testing`] | drive a multi-round call in a unit test (with `client`) |
@@ -29,7 +30,7 @@
 //! `skills` and `tasks` (the two extensions); a stdio-only server builds with
 //! `default-features = false, features = ["stdio"]` and compiles no HTTP stack; it stops at end
 //! of input, and also on ctrl-c or SIGTERM with `signal` (on with `http`). `redis` adds the
-//! `redis` module. `bench` exposes internals for the project's benchmarks (`oxmcp::bench`); it
+//! `redis` module, `otel` the `otel` module. `bench` exposes internals for the project's benchmarks (`oxmcp::bench`); it
 //! is not a stable API.
 //!
 //! The crate is built in layers whose imports point one way, from the transports down to `wire`;
@@ -69,6 +70,9 @@ cfg_logging! {
 }
 cfg_metrics! {
     pub mod metrics;
+}
+cfg_otel! {
+    pub mod otel;
 }
 cfg_redis! {
     pub mod redis;

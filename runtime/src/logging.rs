@@ -9,25 +9,49 @@ use tracing_subscriber::util::SubscriberInitExt;
 /// Install a subscriber that writes to stderr, filtered by `RUST_LOG`. Does nothing if the
 /// process already has one. A `RUST_LOG` that cannot be read falls back to `info` (and says so).
 pub fn init() {
-    let (filter, bad) = match std::env::var("RUST_LOG") {
+    let installed = tracing_subscriber::registry()
+        .with(stderr_layer())
+        .try_init()
+        .is_ok();
+    if installed {
+        warn_if_unread();
+    }
+}
+
+/// `RUST_LOG` as a filter (`info` when unset, empty or unreadable), and the text and error when
+/// it could not be read.
+pub(crate) fn rust_log() -> (Targets, Option<(String, String)>) {
+    match std::env::var("RUST_LOG") {
         Ok(text) if !text.trim().is_empty() => match text.parse::<Targets>() {
             Ok(t) => (t, None),
             Err(e) => (
                 Targets::new().with_default(LevelFilter::INFO),
-                Some((text, e)),
+                Some((text, e.to_string())),
             ),
         },
         _ => (Targets::new().with_default(LevelFilter::INFO), None),
-    };
-    let fmt = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
-        .with_ansi(false);
-    let installed = tracing_subscriber::registry()
-        .with(fmt)
-        .with(filter)
-        .try_init()
-        .is_ok();
-    if let (true, Some((text, e))) = (installed, bad) {
+    }
+}
+
+/// Say once, after a subscriber is installed, that `RUST_LOG` could not be read.
+pub(crate) fn warn_if_unread() {
+    if let (_, Some((text, e))) = rust_log() {
         tracing::warn!(rust_log = %text, error = %e, "RUST_LOG not understood; logging at info");
     }
+}
+
+/// The stderr half of the setup: lines without colour, filtered by `RUST_LOG`. The spans the
+/// `otel` feature records for export are left out of it.
+pub(crate) fn stderr_layer<S>() -> impl tracing_subscriber::Layer<S> + Send + Sync
+where
+    S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>,
+{
+    use tracing_subscriber::Layer as _;
+    let filter = rust_log().0;
+    #[cfg(feature = "otel")]
+    let filter = filter.with_target(crate::otel::SPANS_TARGET, LevelFilter::OFF);
+    tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_filter(filter)
 }

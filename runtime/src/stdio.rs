@@ -368,7 +368,12 @@ where
         let principal = principal.clone();
         let handle = tasks.spawn(async move {
             let reply = server
-                .handle(incoming, principal.as_deref(), Some(task_out.clone()))
+                .handle_via(
+                    incoming,
+                    principal.as_deref(),
+                    Some(task_out.clone()),
+                    crate::transport::Via::pipe(),
+                )
                 .await;
             if let Some(key) = &task_key {
                 lock(&registry).remove(key);
@@ -423,6 +428,12 @@ where
         }
         tasks.shutdown().await;
     }
+    if let Some(session) = &session {
+        session.ended("pipe");
+    }
+    // What telemetry still holds is sent before the process exits.
+    #[cfg(feature = "otel")]
+    crate::otel::flush().await;
     drop(out);
     writer_task.await.map_err(std::io::Error::other)?
 }
@@ -446,7 +457,13 @@ async fn serve_session_line(
                 let (server, session, task_out) = (server.clone(), session.clone(), out.clone());
                 let work = async move {
                     server
-                        .serve_in_session(&session, &text, principal.as_deref(), task_out)
+                        .serve_in_session(
+                            &session,
+                            &text,
+                            principal.as_deref(),
+                            task_out,
+                            crate::transport::Via::pipe(),
+                        )
                         .await
                 };
                 return spawn_in_session(work, id, out.clone(), in_flight, tasks);
@@ -484,7 +501,13 @@ async fn serve_session_line(
     if method.is_none() {
         // A response: its ask is waiting.
         let _ = server
-            .handle_in_session(session, value, principal.as_deref(), out.clone())
+            .handle_in_session(
+                session,
+                value,
+                principal.as_deref(),
+                out.clone(),
+                crate::transport::Via::pipe(),
+            )
             .await;
         return;
     }
@@ -494,7 +517,13 @@ async fn serve_session_line(
     let (server, session, task_out) = (server.clone(), session.clone(), out.clone());
     let work = async move {
         server
-            .handle_in_session(&session, value, principal.as_deref(), task_out)
+            .handle_in_session(
+                &session,
+                value,
+                principal.as_deref(),
+                task_out,
+                crate::transport::Via::pipe(),
+            )
             .await
     };
     spawn_in_session(work, id, out.clone(), in_flight, tasks);

@@ -141,6 +141,34 @@ impl Client {
         params: Value,
         resent: &AtomicBool,
     ) -> Result<Value, ClientError> {
+        // With telemetry on: a CLIENT span, whose context the request carries in `_meta`.
+        #[cfg(feature = "otel")]
+        if crate::otel::active() {
+            let mut params = match params {
+                Value::Object(m) => m,
+                Value::Null => Map::new(),
+                _ => return Err(ClientError::protocol("params must be an object")),
+            };
+            if let Some(traced) = crate::otel::client_span(method, &mut params) {
+                let sent = self.request_within(method, Value::Object(params), resent);
+                let result = tracing::Instrument::instrument(sent, traced.span.clone()).await;
+                traced.finish(traced_error(&result));
+                return result;
+            }
+            return self
+                .request_within(method, Value::Object(params), resent)
+                .await;
+        }
+        self.request_within(method, params, resent).await
+    }
+
+    /// [`Client::request`] within the time limit, as is.
+    async fn request_within(
+        &self,
+        method: &str,
+        params: Value,
+        resent: &AtomicBool,
+    ) -> Result<Value, ClientError> {
         let limit = CALL_LIMIT.try_with(|limit| *limit).ok().or(self.timeout);
         match limit {
             Some(after) => tokio::time::timeout(after, self.exchange(method, params, resent))
@@ -385,5 +413,21 @@ impl Client {
             ));
         }
         Ok(headers)
+    }
+}
+
+/// How a request the client sent failed, as its span records it: a JSON-RPC error's code, a
+/// tool error, a time limit, or another failure; none when it succeeded.
+#[cfg(feature = "otel")]
+fn traced_error(result: &Result<Value, ClientError>) -> Option<(String, String)> {
+    match result {
+        Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => Some((
+            "tool_error".to_string(),
+            "the tool answered an error".to_string(),
+        )),
+        Ok(_) => None,
+        Err(ClientError::Rpc(e)) => Some((e.code.to_string(), e.message.clone())),
+        Err(e @ ClientError::Timeout { .. }) => Some(("timeout".to_string(), e.to_string())),
+        Err(e) => Some(("_OTHER".to_string(), e.to_string())),
     }
 }

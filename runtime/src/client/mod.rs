@@ -58,8 +58,6 @@ use crate::wire::{BoxFuture, META_CAPS, META_CLIENT_INFO, META_VERSION};
 use futures_util::StreamExt;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
-use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::rt::TokioExecutor;
 use oxmcp_schema::{
     error_codes, methods, CallToolResult, ClientCapabilities, GetPromptResult, Implementation,
     InputRequest, ReadResourceResult, LATEST_PROTOCOL_VERSION,
@@ -368,34 +366,7 @@ const SESSION_RENEWALS: usize = 3;
 /// whose cursors never end).
 const MAX_LIST_PAGES: usize = 100;
 
-/// The HTTP client requests go through: plain HTTP, and HTTPS with the `tls` feature.
-#[cfg(not(feature = "tls"))]
-pub(crate) type HttpClient =
-    HyperClient<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>;
-
-/// The HTTP client requests go through: plain HTTP, and HTTPS with the `tls` feature.
-#[cfg(feature = "tls")]
-pub(crate) type HttpClient = HyperClient<
-    hyper_rustls::HttpsConnector<hyper_util::client::legacy::connect::HttpConnector>,
-    Full<Bytes>,
->;
-
-/// A new HTTP client.
-#[cfg(not(feature = "tls"))]
-pub(crate) fn http_client() -> HttpClient {
-    HyperClient::builder(TokioExecutor::new()).build_http()
-}
-
-/// A new HTTP client: HTTPS (rustls, with the webpki roots) or HTTP, as the URL says.
-#[cfg(feature = "tls")]
-pub(crate) fn http_client() -> HttpClient {
-    let connector = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_webpki_roots()
-        .https_or_http()
-        .enable_http1()
-        .build();
-    HyperClient::builder(TokioExecutor::new()).build(connector)
-}
+pub(crate) use crate::transport::outbound::{http_client, HttpClient};
 
 impl Client {
     /// A client for the streamable HTTP endpoint at `url` (e.g. `http://127.0.0.1:8080/mcp`);

@@ -296,6 +296,9 @@ async fn serve_until(
     } else {
         tracing::info!(requests_while_draining = 0u64, "stopped");
     }
+    // What telemetry still holds is sent before the process exits.
+    #[cfg(feature = "otel")]
+    crate::otel::flush().await;
     Ok(())
 }
 

@@ -102,6 +102,7 @@ impl Table {
             }
         }
         entry.close();
+        entry.session.ended("tcp");
         Some(entry)
     }
 
@@ -311,6 +312,7 @@ impl Sessions {
             Ok(entry) => entry,
             Err(refused) => return refused.into_response(),
         };
+        let via = crate::transport::Via::http(headers).in_session(session_id);
         if let Err(refused) = check_version(headers, &entry) {
             return refused.into_response();
         }
@@ -331,6 +333,7 @@ impl Sessions {
                         method: request.method(),
                         key: request.id_text().to_string(),
                         tool: request.name(),
+                        via,
                     };
                     return self
                         .request(app, entry, head, Body::Text(text), caller, in_flight)
@@ -376,6 +379,7 @@ impl Sessions {
                 .and_then(|p| p.get("name"))
                 .and_then(Value::as_str)
                 .map(|t| Cow::Owned(t.to_string())),
+            via,
         };
         self.request(app, entry, head, Body::Message(message), caller, in_flight)
             .await
@@ -427,6 +431,7 @@ impl Sessions {
             calls.insert(head.key.clone(), abort);
         }
         let deregister = Deregister(entry.clone(), head.key);
+        let via = head.via;
         let call = async move {
             let _deregister = deregister;
             // The call counts against its caller for as long as it runs.
@@ -434,12 +439,12 @@ impl Sessions {
             match body {
                 Body::Text(text) => {
                     server
-                        .serve_in_session(&session, &text, principal.as_ref(), out)
+                        .serve_in_session(&session, &text, principal.as_ref(), out, via)
                         .await
                 }
                 Body::Message(message) => {
                     server
-                        .handle_in_session(&session, message, principal.as_ref(), out)
+                        .handle_in_session(&session, message, principal.as_ref(), out, via)
                         .await
                 }
             }
@@ -614,6 +619,8 @@ struct Head<'a> {
     key: String,
     /// `params.name`, for a `tools/call`'s scopes.
     tool: Option<Cow<'a, str>>,
+    /// How the request came, for its telemetry.
+    via: crate::transport::Via,
 }
 
 impl Head<'_> {

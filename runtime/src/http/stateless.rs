@@ -72,10 +72,16 @@ pub(crate) async fn post(
             return reply_response(&refused);
         }
         if listen || (wants_stream && may_notify) {
-            return Box::pin(stream_response(app, incoming, principal, in_flight)).await;
+            let via = crate::transport::Via::http(&headers);
+            return Box::pin(stream_response(app, incoming, principal, in_flight, via)).await;
         }
     }
-    match app.server.handle(incoming, principal.as_ref(), None).await {
+    let via = crate::transport::Via::http(&headers);
+    match app
+        .server
+        .handle_via(incoming, principal.as_ref(), None, via)
+        .await
+    {
         Some(reply) => reply_response(&reply),
         // Notifications and responses: accepted, nothing to say.
         None => StatusCode::ACCEPTED.into_response(),
@@ -203,13 +209,16 @@ async fn stream_response(
     incoming: Incoming,
     principal: Option<crate::handler::Principal>,
     in_flight: Option<InFlight>,
+    via: crate::transport::Via,
 ) -> Response {
     let (tx, mut rx) = Notifier::channel(app.config.limits.queue);
     let server = app.server.clone();
     let (done_tx, mut done_rx) = tokio::sync::oneshot::channel::<Option<Reply>>();
     let task = AbortOnDrop(tokio::spawn(async move {
         let _in_flight = in_flight;
-        let reply = server.handle(incoming, principal.as_ref(), Some(tx)).await;
+        let reply = server
+            .handle_via(incoming, principal.as_ref(), Some(tx), via)
+            .await;
         let _ = done_tx.send(reply);
     }));
     // The notification sender is dropped with the call, before the reply is sent: a closed

@@ -545,10 +545,15 @@ where
         (key, value)
     });
     if let Some((_, Some(t))) = recorded {
+        #[cfg(feature = "otel")]
+        crate::otel::replayed_step(name);
         return Ok(t);
     }
     // From here the round has had an effect: its state may no longer be handed back.
     with_call(|call| call.lock().stepped = true);
+    #[cfg(feature = "otel")]
+    let out = tracing::Instrument::instrument(fut, crate::otel::step_span(name)).await?;
+    #[cfg(not(feature = "otel"))]
     let out = fut.await?;
     if let Some((key, _)) = recorded {
         if let Ok(v) = Recorded::of(&out) {

@@ -37,6 +37,18 @@ impl Server {
         self.handle_as(incoming, Caller::new(principal, notifier))
     }
 
+    /// [`Server::handle`] for a message that came `via` a transport (its telemetry says so).
+    #[cfg(any(feature = "http", feature = "stdio"))]
+    pub(crate) fn handle_via<'a>(
+        &'a self,
+        incoming: Incoming,
+        principal: Option<&'a Principal>,
+        notifier: Option<Notifier>,
+        via: crate::transport::Via,
+    ) -> impl std::future::Future<Output = Option<Reply>> + 'a {
+        self.handle_as(incoming, Caller::new(principal, notifier).via(via))
+    }
+
     /// [`Server::handle`] for `caller`, whose asks, on a 2025 session, go to the client
     /// through its live channel. With metrics on, the request is counted and timed; a `debug`
     /// span names its method and target.
@@ -45,6 +57,19 @@ impl Server {
         incoming: Incoming,
         caller: Caller<'a>,
     ) -> impl std::future::Future<Output = Option<Reply>> + 'a {
+        // With telemetry on, the request's span is its SERVER span, finished with its reply.
+        #[cfg(feature = "otel")]
+        let traced = if crate::otel::active() {
+            self.server_span(&incoming, &caller.via).map(Box::new)
+        } else {
+            None
+        };
+        #[cfg(feature = "otel")]
+        let span = match &traced {
+            Some(traced) => traced.span.clone(),
+            None => request_span(&incoming),
+        };
+        #[cfg(not(feature = "otel"))]
         let span = request_span(&incoming);
         #[cfg(feature = "metrics")]
         let timed = self
@@ -61,7 +86,68 @@ impl Server {
             }
             reply
         });
+        #[cfg(feature = "otel")]
+        let inner = futures_util::FutureExt::map(inner, move |reply| {
+            if let Some(traced) = traced {
+                traced.finish(reply.as_ref());
+            }
+            reply
+        });
         inner
+    }
+
+    /// The SERVER span of a request, named and attributed by the MCP semantic conventions.
+    #[cfg(feature = "otel")]
+    fn server_span(
+        &self,
+        incoming: &Incoming,
+        via: &crate::transport::Via,
+    ) -> Option<crate::otel::ServerSpan> {
+        use crate::otel::Target;
+        match incoming {
+            Incoming::Request(r) => {
+                let (method, _) = head(r);
+                let registry = self.registry();
+                let target = match &**r {
+                    ClientRequest::CallToolRequest(c) => {
+                        Target::Tool(&c.params.name, registry.tools.contains_key(&c.params.name))
+                    }
+                    ClientRequest::GetPromptRequest(p) => Target::Prompt(
+                        &p.params.name,
+                        registry.prompts.contains_key(&p.params.name),
+                    ),
+                    ClientRequest::ReadResourceRequest(x) => Target::Resource(&x.params.uri),
+                    _ => Target::None,
+                };
+                Some(crate::otel::server_span(
+                    method,
+                    target,
+                    Some(crate::wire::request_id(r)),
+                    Some(crate::wire::request_meta(r)),
+                    via,
+                ))
+            }
+            Incoming::Extension(r) => {
+                // A fixed set of names, whatever the method the client wrote.
+                let method = crate::wire::EXTENSION_METHODS
+                    .iter()
+                    .find(|m| **m == r.method)
+                    .copied()
+                    .unwrap_or("other");
+                let target = match r.params.get("taskId").and_then(serde_json::Value::as_str) {
+                    Some(task) => Target::Task(task),
+                    None => Target::None,
+                };
+                Some(crate::otel::server_span(
+                    method,
+                    target,
+                    Some(&r.id),
+                    Some(&r.meta),
+                    via,
+                ))
+            }
+            _ => None,
+        }
     }
 
     async fn handle_inner(&self, incoming: Incoming, caller: Caller<'_>) -> Option<Reply> {
@@ -386,7 +472,8 @@ mod tests {
         let server = Server::builder().build().expect("an empty server builds");
         let fut = server.handle(server.read(b"{}"), None, None);
         let size = std::mem::size_of_val(&fut);
-        assert!(size <= 704, "Server::handle's future is {size} bytes");
+        // 720 with every feature: the request's arrival and its telemetry span are a word each.
+        assert!(size <= 736, "Server::handle's future is {size} bytes");
     }
 
     /// The boxed future of a call that may take rounds is built on the stack and moved to the

@@ -34,6 +34,9 @@ pub(crate) struct Caller<'a> {
     pub(crate) principal: Option<&'a Principal>,
     pub(crate) notifier: Option<Notifier>,
     pub(crate) live: Option<Live>,
+    /// How the request came (for its telemetry).
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    pub(crate) via: crate::transport::Via,
 }
 
 impl<'a> Caller<'a> {
@@ -43,7 +46,15 @@ impl<'a> Caller<'a> {
             principal,
             notifier,
             live: None,
+            via: crate::transport::Via::default(),
         }
+    }
+
+    /// The same caller, whose request came `via` a transport.
+    #[cfg(any(feature = "http", feature = "stdio"))]
+    pub(crate) fn via(mut self, via: crate::transport::Via) -> Self {
+        self.via = via;
+        self
     }
 }
 
@@ -224,6 +235,7 @@ impl Server {
                     principal: caller,
                     notifier,
                     live,
+                    ..
                 },
             task_gate,
         } = round;
@@ -241,6 +253,12 @@ impl Server {
             _ => Opened::default(),
         };
         let Opened { mut journal, claim } = opened;
+        // The flow's first round, which every later round's span links to (with `otel`).
+        #[cfg(feature = "otel")]
+        let flow = live
+            .is_none()
+            .then(|| crate::otel::flow_link(&mut journal))
+            .flatten();
         let responses = answers_to_the_last_asks(&mut journal, responses, request_state.is_some());
         let info = RequestInfo {
             method: method.to_string(),
@@ -292,6 +310,12 @@ impl Server {
                 journal,
                 answered,
             } => {
+                #[cfg(feature = "otel")]
+                let journal = {
+                    let mut journal = journal;
+                    crate::otel::seal_flow(&mut journal, flow);
+                    journal
+                };
                 // Only a call that asks in rounds suspends; one in a 2025 session asks in
                 // place and has no binding to seal to.
                 let sealed = match bound {

@@ -47,9 +47,21 @@ pub(crate) struct Session {
     /// The `_meta` members every request of the session carries (its version, capabilities and
     /// client), written once as JSON object members.
     meta_members: String,
+    /// When it opened, for its duration.
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    opened: std::time::Instant,
 }
 
 impl Session {
+    /// The session is over (ended, expired or its transport closed): its duration is recorded
+    /// with telemetry on, under the transport `network` (`tcp`, `pipe`).
+    pub(crate) fn ended(&self, network: &'static str) {
+        #[cfg(feature = "otel")]
+        crate::otel::session_ended(self.opened.elapsed(), &self.version, network);
+        #[cfg(not(feature = "otel"))]
+        let _ = network;
+    }
+
     /// The client's capabilities and `clientInfo`, as trees.
     fn client(&self) -> &Client {
         self.client.get_or_init(|| {
@@ -409,6 +421,7 @@ impl Server {
             subscriptions: Mutex::default(),
             limits: limits.clone(),
             outbound: Arc::new(Outbound::new(limits.ask_timeout)),
+            opened: std::time::Instant::now(),
         };
         // The extensions the server serves now (skills; tasks when a tool can run as one), in
         // `capabilities.extensions` as a 2026 `server/discover` declares them: a 2025-11-25
@@ -476,6 +489,7 @@ impl Server {
         mut message: Value,
         principal: Option<&Principal>,
         out: Notifier,
+        via: crate::transport::Via,
     ) -> Option<String> {
         let Some(object) = message.as_object_mut() else {
             return Some(error_text(
@@ -583,7 +597,8 @@ impl Server {
             Ok(t) => t,
             Err(e) => return Some(error_text(Some(&id), Error::internal(e.to_string()))),
         };
-        self.serve_in_session(session, &text, principal, out).await
+        self.serve_in_session(session, &text, principal, out, via)
+            .await
     }
 
     /// Serve a request of a 2025 session that a handler answers, `text` being the request
@@ -594,6 +609,7 @@ impl Server {
         text: &[u8],
         principal: Option<&Principal>,
         out: Notifier,
+        via: crate::transport::Via,
     ) -> Option<String> {
         let incoming = Incoming::parse(text, &[session.version.as_str()]);
         let live = Live {
@@ -607,6 +623,7 @@ impl Server {
                     principal,
                     notifier: Some(out),
                     live: Some(live),
+                    via,
                 },
             )
             .await?;

@@ -278,6 +278,10 @@ impl Server {
             run: 1,
             lease_owner: Some(self.tasks.instance.clone()),
             lease_until_ms: now + self.tasks.lease_ms(),
+            #[cfg(feature = "otel")]
+            trace: crate::otel::task_context(),
+            #[cfg(not(feature = "otel"))]
+            trace: None,
         };
         // Durable before the client hears of it: an immediate tasks/get must find it.
         self.tasks.start_sweeping();
@@ -347,6 +351,9 @@ impl Server {
         let Some(mut record) = found else {
             return Reply::error(Some(id), unknown_task(task_id));
         };
+        // The request's span links to the call that created the task.
+        #[cfg(feature = "otel")]
+        crate::otel::link_task(record.trace.as_deref());
         // A working task whose instance stopped renewing its lease (it died) is taken over
         // here and run again from its journal.
         if record.status == TaskStatus::Working && record.lease_until_ms < now_ms() {
@@ -636,6 +643,12 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
         Mode::Task,
         state,
         |parts: &CallParts<'_>| env.handler.call(arguments, parts),
+    );
+    // The run is a span of its own, linked to the call that created the task.
+    #[cfg(feature = "otel")]
+    let running = tracing::Instrument::instrument(
+        running,
+        crate::otel::task_run_span(&record.tool, task_id, record.trace.as_deref()),
     );
     tokio::pin!(running);
     // The first renewal a third of the lease from now (an interval's immediate first tick would

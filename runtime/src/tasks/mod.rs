@@ -132,6 +132,10 @@ pub struct TaskRecord {
     /// instance may take the task over and run it again from its journal.
     #[cfg_attr(feature = "derive", serde(default))]
     pub lease_until_ms: u64,
+    /// The `traceparent` of the request that created it (with the `otel` feature): its runs and
+    /// the requests about it link to that span, on whichever instance they happen.
+    #[cfg_attr(feature = "derive", serde(default))]
+    pub trace: Option<String>,
 }
 
 impl TaskRecord {

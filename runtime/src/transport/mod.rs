@@ -3,6 +3,9 @@
 
 use std::time::Duration;
 
+#[cfg(any(feature = "client", feature = "otel"))]
+pub(crate) mod outbound;
+
 /// The limits and timeouts of a transport, in one place: how long a peer may take, how much a
 /// slow reader may hold, how long a shutdown waits. The defaults suit a server on the open
 /// network; each field says which transports use it.
@@ -139,6 +142,78 @@ impl Limits {
             subscriptions: self.subscriptions,
             subscription_bytes: self.subscription_bytes,
         }
+    }
+}
+
+/// How a request reached the server, for its telemetry: over which kind of connection, in which
+/// 2025 session, and under which trace context the HTTP request that carried it came (its
+/// `traceparent` and `tracestate` headers). Filled by the transports only while telemetry is on
+/// (feature `otel`); empty otherwise, and then one word in the futures that carry it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Via(Option<Box<Arrival>>);
+
+/// What [`Via`] knows when telemetry is on.
+#[derive(Debug, Clone)]
+#[cfg_attr(not(feature = "otel"), allow(dead_code))]
+pub(crate) struct Arrival {
+    /// `tcp` (HTTP) or `pipe` (stdio).
+    pub(crate) network: &'static str,
+    /// The 2025 session's id, over HTTP.
+    pub(crate) session: Option<std::sync::Arc<str>>,
+    /// The HTTP request's `traceparent` and `tracestate` headers, when it sent them.
+    pub(crate) trace_headers: Option<(String, Option<String>)>,
+}
+
+impl Via {
+    /// A request that came over `network`, when telemetry is on.
+    #[cfg(any(all(feature = "http", feature = "otel"), feature = "stdio"))]
+    fn over(network: &'static str) -> Option<Arrival> {
+        #[cfg(feature = "otel")]
+        if crate::otel::active() {
+            return Some(Arrival {
+                network,
+                session: None,
+                trace_headers: None,
+            });
+        }
+        let _ = network;
+        None
+    }
+
+    /// A request read from a stdio pipe.
+    #[cfg(feature = "stdio")]
+    pub(crate) fn pipe() -> Via {
+        Via(Self::over("pipe").map(Box::new))
+    }
+
+    /// A request that came in an HTTP request with these headers.
+    #[cfg(feature = "http")]
+    pub(crate) fn http(headers: &axum::http::HeaderMap) -> Via {
+        #[cfg(feature = "otel")]
+        return Via(Self::over("tcp").map(|mut arrival| {
+            arrival.trace_headers = crate::otel::trace_headers(headers);
+            Box::new(arrival)
+        }));
+        #[cfg(not(feature = "otel"))]
+        {
+            let _ = headers;
+            Via(None)
+        }
+    }
+
+    /// The same, in the 2025 session `id`.
+    #[cfg(feature = "http")]
+    pub(crate) fn in_session(mut self, id: &str) -> Via {
+        if let Some(arrival) = &mut self.0 {
+            arrival.session = Some(std::sync::Arc::from(id));
+        }
+        self
+    }
+
+    /// What is known of the request's arrival, when telemetry is on.
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    pub(crate) fn arrival(&self) -> Option<&Arrival> {
+        self.0.as_deref()
     }
 }
 

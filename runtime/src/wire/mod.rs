@@ -18,12 +18,12 @@ pub(crate) mod param;
 
 #[cfg(any(feature = "http", feature = "client"))]
 pub(crate) use message::name_field;
-#[cfg(any(feature = "http", feature = "stdio"))]
+#[cfg(any(feature = "http", feature = "stdio", feature = "otel"))]
 pub(crate) use message::request_id;
-#[cfg(feature = "http")]
+#[cfg(any(feature = "http", feature = "otel"))]
 pub(crate) use message::request_meta;
 pub use message::Reply;
-#[cfg(feature = "metrics")]
+#[cfg(any(feature = "metrics", feature = "otel"))]
 pub(crate) use message::EXTENSION_METHODS;
 #[cfg(feature = "http")]
 pub(crate) use message::{request_head, RequestHead};

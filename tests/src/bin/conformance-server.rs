@@ -19,7 +19,8 @@
 //! (how long a `requestState` stays valid; 300 by default), `MCP_TASK_TTL_SECS` (how long a
 //! task is kept) and `MCP_METRICS` (`1`: Prometheus
 //! metrics at `/metrics`; also `--metrics`). With `RUST_LOG` set (`info`, say) the runtime's
-//! log goes to stderr.
+//! log goes to stderr; with `OTEL_EXPORTER_OTLP_ENDPOINT` set, traces and metrics go there
+//! (OpenTelemetry, configured by the standard `OTEL_*` variables).
 //! `--threads N` sets the tokio worker threads. The default is one fewer than the machine's cores
 //! (at least one): this server runs beside its clients (the conformance suite, the load
 //! generator) on the same host, and its requests are short (tens of µs), so a worker per core
@@ -68,9 +69,26 @@ fn env_value<T: std::str::FromStr>(name: &str) -> Result<Option<T>, String> {
 }
 
 async fn serve(args: Vec<String>) -> std::process::ExitCode {
-    if std::env::var_os("RUST_LOG").is_some() {
-        oxmcp::logging::init();
-    }
+    // Logs when RUST_LOG asks for them; traces and metrics when an OTLP endpoint is set.
+    let logs = std::env::var_os("RUST_LOG").is_some();
+    let exports = [
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+    ]
+    .iter()
+    .any(|v| std::env::var_os(v).is_some());
+    let telemetry = if logs || exports {
+        match oxmcp::otel::Builder::from_env().and_then(|b| b.stderr_logs(logs).install()) {
+            Ok(telemetry) => Some(telemetry),
+            Err(e) => {
+                eprintln!("conformance-server: {e}");
+                return std::process::ExitCode::from(2);
+            }
+        }
+    } else {
+        None
+    };
     let env = (|| -> Result<_, String> {
         Ok((
             env_value::<u16>("MCP_PORT")?,
@@ -276,6 +294,11 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
         eprintln!("conformance-server: http://{addr}/mcp");
         oxmcp::http::serve(server, &addr, config).await
     };
+    if let Some(telemetry) = telemetry {
+        if let Err(e) = telemetry.shutdown().await {
+            eprintln!("conformance-server: {e}");
+        }
+    }
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {

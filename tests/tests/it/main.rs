@@ -1,6 +1,6 @@
 //! The workspace-level integration tests, in one binary (each module was a test file of its own):
 //! the fixture servers as binaries and in process, the spec's examples, strict parsing, typed
-//! clients, a made-up protocol version, and behind their features the tests that need a real
+//! clients, a made-up protocol version, what the fixture exports over OpenTelemetry, and behind their features the tests that need a real
 //! Redis, HAProxy, an authorization server or the official Python SDK.
 
 mod conformance_fixtures;
@@ -10,6 +10,7 @@ mod front_door;
 mod new_version;
 #[cfg(feature = "oauth-server-tests")]
 mod oauth_login;
+mod otel;
 #[cfg(feature = "python-sdk-tests")]
 mod python_sdk;
 #[cfg(feature = "rollout-tests")]

@@ -159,7 +159,10 @@ fn the_redirect_is_checked_before_its_code_is_used() {
         assert!(
             matches!(
                 Authorizer::code_from(&back(q), "s", &s),
-                Err(ClientError::Unauthorized { .. })
+                Err(ClientError::Login {
+                    step: crate::client::LoginStep::Authorization,
+                    ..
+                })
             ),
             "{q}"
         );

@@ -21,6 +21,7 @@ fn session(level: Option<&str>) -> Session {
         subscriptions: Mutex::default(),
         limits: limits(Duration::from_secs(1), BUDGET),
         outbound: Arc::new(Outbound::new(Duration::from_secs(1))),
+        opened: std::time::Instant::now(),
     }
 }
 
