@@ -50,6 +50,17 @@ pub async fn test_input_required_result_elicitation() -> Result<String, ToolErro
     Ok(format!("Hello, {name}!"))
 }
 
+/// Books once (a journaled step), then asks whom for: the step runs in the first round and is
+/// replayed from the journal in the retry.
+#[mcp_tool]
+pub async fn test_step_then_elicit() -> Result<String, ToolError> {
+    let booking = step("book", async { Ok::<_, ToolError>("B1".to_string()) }).await?;
+    let name = who(elicit::<NameForm>("Whom is it for?")
+        .key("user_name")
+        .await?);
+    Ok(format!("{booking} for {name}"))
+}
+
 /// Asks the client's model a question.
 #[mcp_tool]
 pub async fn test_input_required_result_sampling() -> Result<String, ToolError> {
@@ -533,6 +544,7 @@ pub fn server(builder: ServerBuilder) -> ServerBuilder {
         .tool(test_whoami)
         .tool(test_whoami_confirm)
         .tool(test_admin_only)
+        .tool(test_step_then_elicit)
         .tool(test_tool_with_logging)
         .tool(test_sampling)
         .tool(test_elicitation)

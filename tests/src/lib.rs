@@ -39,6 +39,8 @@ pub fn examples() -> Vec<(String, String, serde_json::Value)> {
 
 pub mod conformance;
 pub mod oauth_server;
+#[cfg(feature = "otel")]
+pub mod otlp;
 pub mod support;
 pub mod typed_tools;
 

@@ -71,24 +71,31 @@ fn env_value<T: std::str::FromStr>(name: &str) -> Result<Option<T>, String> {
 async fn serve(args: Vec<String>) -> std::process::ExitCode {
     // Logs when RUST_LOG asks for them; traces and metrics when an OTLP endpoint is set.
     let logs = std::env::var_os("RUST_LOG").is_some();
-    let exports = [
-        "OTEL_EXPORTER_OTLP_ENDPOINT",
-        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-        "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
-    ]
-    .iter()
-    .any(|v| std::env::var_os(v).is_some());
-    let telemetry = if logs || exports {
-        match oxmcp::otel::Builder::from_env().and_then(|b| b.stderr_logs(logs).install()) {
-            Ok(telemetry) => Some(telemetry),
-            Err(e) => {
-                eprintln!("conformance-server: {e}");
-                return std::process::ExitCode::from(2);
+    #[cfg(feature = "otel")]
+    let telemetry = {
+        let exports = [
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+            "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+        ]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some());
+        if logs || exports {
+            match oxmcp::otel::Builder::from_env().and_then(|b| b.stderr_logs(logs).install()) {
+                Ok(telemetry) => Some(telemetry),
+                Err(e) => {
+                    eprintln!("conformance-server: {e}");
+                    return std::process::ExitCode::from(2);
+                }
             }
+        } else {
+            None
         }
-    } else {
-        None
     };
+    #[cfg(not(feature = "otel"))]
+    if logs {
+        oxmcp::logging::init();
+    }
     let env = (|| -> Result<_, String> {
         Ok((
             env_value::<u16>("MCP_PORT")?,
@@ -294,6 +301,7 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
         eprintln!("conformance-server: http://{addr}/mcp");
         oxmcp::http::serve(server, &addr, config).await
     };
+    #[cfg(feature = "otel")]
     if let Some(telemetry) = telemetry {
         if let Err(e) = telemetry.shutdown().await {
             eprintln!("conformance-server: {e}");

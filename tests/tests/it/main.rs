@@ -10,6 +10,7 @@ mod front_door;
 mod new_version;
 #[cfg(feature = "oauth-server-tests")]
 mod oauth_login;
+#[cfg(feature = "otel")]
 mod otel;
 #[cfg(feature = "python-sdk-tests")]
 mod python_sdk;

@@ -4,103 +4,15 @@
 //! first, a 2025 session's call named with its session, an unknown tool's error, the
 //! `mcp.server.*.duration` histograms in seconds, and the service name from the environment.
 
+use mcp_tests::otlp::{attr, hex, receiver};
 use mcp_tests::support::{free_port, post, wait_for_port, ChildGuard};
-use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
-use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{any_value, KeyValue};
 use opentelemetry_proto::tonic::metrics::v1::{metric, Metric};
 use opentelemetry_proto::tonic::trace::v1::{span, status, Span};
-use prost::Message;
 use serde_json::{json, Value};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const RING: &str = "1:0707070707070707070707070707070707070707070707070707070707070707";
-
-/// What a receiver was sent: each request's path and body.
-type Received = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
-
-/// An OTLP/HTTP receiver on a free port: every request's path and body, kept.
-pub(crate) struct Receiver {
-    pub(crate) url: String,
-    pub(crate) got: Received,
-}
-
-pub(crate) fn receiver() -> Receiver {
-    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
-    let port = server.server_addr().to_ip().unwrap().port();
-    let got: Received = Arc::default();
-    let sink = got.clone();
-    std::thread::spawn(move || {
-        for mut request in server.incoming_requests() {
-            let mut body = Vec::new();
-            let _ = request.as_reader().read_to_end(&mut body);
-            sink.lock().unwrap().push((request.url().to_string(), body));
-            let header =
-                tiny_http::Header::from_bytes("Content-Type", "application/x-protobuf").unwrap();
-            let _ = request.respond(tiny_http::Response::empty(200).with_header(header));
-        }
-    });
-    Receiver {
-        url: format!("http://127.0.0.1:{port}"),
-        got,
-    }
-}
-
-impl Receiver {
-    /// Every span received, with its resource's attributes.
-    pub(crate) fn spans(&self) -> Vec<(Vec<KeyValue>, Span)> {
-        let mut out = Vec::new();
-        for (path, body) in self.got.lock().unwrap().iter() {
-            if path != "/v1/traces" {
-                continue;
-            }
-            let request = ExportTraceServiceRequest::decode(body.as_slice()).unwrap();
-            for resource_spans in request.resource_spans {
-                let resource = resource_spans.resource.unwrap_or_default().attributes;
-                for scope in resource_spans.scope_spans {
-                    for span in scope.spans {
-                        out.push((resource.clone(), span));
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    /// Every metric received.
-    pub(crate) fn metrics(&self) -> Vec<Metric> {
-        let mut out = Vec::new();
-        for (path, body) in self.got.lock().unwrap().iter() {
-            if path != "/v1/metrics" {
-                continue;
-            }
-            let request = ExportMetricsServiceRequest::decode(body.as_slice()).unwrap();
-            for resource in request.resource_metrics {
-                for scope in resource.scope_metrics {
-                    out.extend(scope.metrics);
-                }
-            }
-        }
-        out
-    }
-}
-
-/// The string value of attribute `key`, if there is one.
-pub(crate) fn attr<'a>(attributes: &'a [KeyValue], key: &str) -> Option<&'a str> {
-    attributes
-        .iter()
-        .find(|kv| kv.key == key)
-        .and_then(|kv| kv.value.as_ref())
-        .and_then(|v| match &v.value {
-            Some(any_value::Value::StringValue(s)) => Some(s.as_str()),
-            _ => None,
-        })
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 /// A `traceparent` for trace `trace` (32 hex digits) and parent span `parent` (16), sampled.
 fn traceparent(trace: &str, parent: &str) -> String {
@@ -258,6 +170,67 @@ async fn the_fixture_exports_server_spans_and_metrics_by_the_mcp_conventions() {
     .await;
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
 
+    // A step, run in the first round and replayed in the retry, under trace T5.
+    let (t5, p5) = ("8af92f3577b34da6a3ce929d0e0e473a", "40f067aa0ba902b5");
+    let stepped = "test_step_then_elicit";
+    let first = call(
+        &url,
+        5,
+        stepped,
+        json!({"name": stepped, "arguments": {}, "_meta": meta(&traceparent(t5, p5))}),
+    )
+    .await;
+    let state = first["result"]["requestState"].clone();
+    assert!(state.is_string(), "{first}");
+    let done = call(
+        &url,
+        6,
+        stepped,
+        json!({"name": stepped, "arguments": {},
+        "_meta": meta(&traceparent(t5, p5)), "requestState": state,
+        "inputResponses": {"user_name": {"action": "accept", "content": {"name": "Ada"}}}}),
+    )
+    .await;
+    assert_eq!(done["result"]["content"][0]["text"], "B1 for Ada", "{done}");
+
+    // A task, created under trace T6 and asked about under trace T7.
+    let (t6, p6) = ("9af92f3577b34da6a3ce929d0e0e473b", "50f067aa0ba902b6");
+    let (t7, p7) = ("aaf92f3577b34da6a3ce929d0e0e473c", "60f067aa0ba902b7");
+    let with_tasks = |tp: &str| {
+        let mut m = meta(tp);
+        m["io.modelcontextprotocol/clientCapabilities"]["extensions"] =
+            json!({"io.modelcontextprotocol/tasks": {}});
+        m
+    };
+    let created = call(&url, 7, "slow_compute", json!({"name": "slow_compute",
+        "arguments": {"seconds": 0.05, "label": "otel"}, "_meta": with_tasks(&traceparent(t6, p6))}))
+    .await;
+    let task = created["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {created}"))
+        .to_string();
+    let asked = Instant::now();
+    loop {
+        let get = json!({"jsonrpc": "2.0", "id": 8, "method": "tasks/get",
+            "params": {"taskId": task, "_meta": with_tasks(&traceparent(t7, p7))}});
+        let (_, _, reply) = post(
+            &url,
+            get.to_string().into_bytes(),
+            &[
+                ("accept", "application/json, text/event-stream"),
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "tasks/get"),
+                ("mcp-name", &task),
+            ],
+        )
+        .await;
+        if reply["result"]["status"] == "completed" {
+            break;
+        }
+        assert!(asked.elapsed() < Duration::from_secs(10), "{reply}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
     // A graceful stop sends what is still buffered.
     let pid = child.0.id().to_string();
     std::process::Command::new("kill")
@@ -370,6 +343,65 @@ async fn the_fixture_exports_server_spans_and_metrics_by_the_mcp_conventions() {
         failed.status.as_ref().map(|s| s.code),
         Some(status::StatusCode::Error as i32)
     );
+
+    // The step: a child of the first round's span that ran, and one of the retry's that was
+    // replayed from the journal, not run again.
+    let rounds: Vec<&Span> = spans
+        .iter()
+        .map(|(_, s)| s)
+        .filter(|s| s.name == format!("tools/call {stepped}") && hex(&s.trace_id) == t5)
+        .collect();
+    assert_eq!(rounds.len(), 2, "{rounds:#?}");
+    let steps: Vec<&Span> = spans
+        .iter()
+        .map(|(_, s)| s)
+        .filter(|s| s.name == "step book" && hex(&s.trace_id) == t5)
+        .collect();
+    assert_eq!(steps.len(), 2, "{steps:#?}");
+    let replayed = |s: &Span| {
+        s.attributes
+            .iter()
+            .find(|kv| kv.key == "oxmcp.step.replayed")
+            .and_then(|kv| match kv.value.as_ref()?.value.as_ref()? {
+                any_value::Value::BoolValue(b) => Some(*b),
+                _ => None,
+            })
+    };
+    for step in &steps {
+        assert!(
+            rounds.iter().any(|r| r.span_id == step.parent_span_id),
+            "a step is the child of its round: {step:#?}"
+        );
+    }
+    let mut marks: Vec<Option<bool>> = steps.iter().map(|s| replayed(s)).collect();
+    marks.sort();
+    assert_eq!(marks, [Some(false), Some(true)]);
+
+    // The task's run and the tasks/get about it link to the call that created it.
+    let creating = one(&spans, "tools/call slow_compute", t6);
+    let run = spans
+        .iter()
+        .map(|(_, s)| s)
+        .find(|s| s.name == "task slow_compute")
+        .expect("the task's run");
+    assert!(
+        run.links.iter().any(|l| l.span_id == creating.span_id),
+        "the run links to its call: {run:#?}"
+    );
+    assert_eq!(attr(&run.attributes, "oxmcp.task.id"), Some(task.as_str()));
+    let gets: Vec<&Span> = spans
+        .iter()
+        .map(|(_, s)| s)
+        .filter(|s| s.name == "tasks/get" && hex(&s.trace_id) == t7)
+        .collect();
+    assert!(!gets.is_empty());
+    for get in gets {
+        assert_eq!(hex(&get.parent_span_id), p7);
+        assert!(
+            get.links.iter().any(|l| l.span_id == creating.span_id),
+            "tasks/get links to the call that created the task: {get:#?}"
+        );
+    }
 
     // The histograms, in seconds, with the attributes the conventions list.
     let metrics = otlp.metrics();
