@@ -43,7 +43,7 @@ async fn book_table(
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    oxmcp::logging::init(); // logs to stderr (stdout carries the protocol); RUST_LOG filters
+    let telemetry = oxmcp::otel::init()?; // logs to stderr; traces too if OTEL_EXPORTER_OTLP_ENDPOINT
     let server = Server::builder()
         .name("bistro")
         .version("1.0.0")
@@ -57,9 +57,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build()?; // fails if a handler needs a state type that is not registered
     if std::env::args().any(|a| a == "--http") {
         eprintln!("MCP at http://127.0.0.1:8080/mcp: in MCP Inspector (npx @modelcontextprotocol/inspector) pick Streamable HTTP");
-        return Ok(server.serve_http("127.0.0.1:8080").await?); // or .into_router() for axum
+        server.serve_http("127.0.0.1:8080").await?; // or .into_router() for axum
+    } else {
+        eprintln!("MCP on stdin/stdout: npx @modelcontextprotocol/inspector cargo run -p oxmcp --example quickstart");
+        server.serve_stdio().await?;
     }
-    eprintln!("MCP on stdin/stdout: npx @modelcontextprotocol/inspector cargo run -p oxmcp --example quickstart");
-    server.serve_stdio().await?;
-    Ok(())
+    Ok(telemetry.shutdown().await?)
 }
