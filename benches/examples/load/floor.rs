@@ -15,6 +15,15 @@ async fn answer(_body: Bytes) -> impl IntoResponse {
 }
 
 /// Serves the floor on `listener` until the process ends.
+/// An OTLP/HTTP sink for `load otel`: every export is answered 200 and dropped.
+pub async fn serve_sink(listener: tokio::net::TcpListener) -> std::io::Result<()> {
+    axum::serve(
+        listener,
+        axum::Router::new().fallback(|| async { axum::http::StatusCode::OK }),
+    )
+    .await
+}
+
 pub async fn serve(listener: tokio::net::TcpListener) -> std::io::Result<()> {
     use axum::serve::ListenerExt;
     let listener = listener.tap_io(|tcp| {

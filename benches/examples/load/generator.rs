@@ -211,6 +211,11 @@ impl Conns {
         }))
     }
 
+    /// The server's base URL (`http://HOST:PORT`).
+    pub fn base(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
     /// An idle connection, or a new one.
     pub async fn take(&self) -> Result<Conn, String> {
         let idle = self.idle.lock().ok().and_then(|mut v| v.pop());

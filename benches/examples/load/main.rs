@@ -63,6 +63,16 @@ impl Target {
             ("fixture", Some(other)) => (other, "ours"),
             _ => (std::env::current_exe().map_err(|e| e.to_string())?, name),
         };
+        Self::start_exe(name, exe, served, env).await
+    }
+
+    /// The bench server `served` of the build at `exe`, known as `name` in the tables.
+    async fn start_exe(
+        name: &'static str,
+        exe: std::path::PathBuf,
+        served: &str,
+        env: &[(&str, &str)],
+    ) -> Result<Self, String> {
         let mut child = Command::new(exe)
             .args(["serve", served])
             .envs(env.iter().copied())
@@ -300,10 +310,12 @@ fn main() -> std::process::ExitCode {
         };
     }
     // The mode, when the first argument names one; the main tables otherwise.
-    let mode = args
-        .first()
-        .map(String::as_str)
-        .filter(|m| ["legacy", "tasks", "probe", "one-cpu", "halting", "metrics"].contains(m));
+    let mode = args.first().map(String::as_str).filter(|m| {
+        [
+            "legacy", "tasks", "probe", "one-cpu", "halting", "metrics", "otel",
+        ]
+        .contains(m)
+    });
     let (probe, halting) = (mode == Some("probe"), mode == Some("halting"));
     let mut poll_idle = false;
     let mut seconds = 0.125f64;
@@ -395,6 +407,7 @@ fn main() -> std::process::ExitCode {
         Some("one-cpu") => runtime.block_on(run_c1(C1::OneCpu, d, reps)),
         Some("halting") => runtime.block_on(run_c1(C1::Halting, d, reps)),
         Some("metrics") => runtime.block_on(run_metrics(d, reps)),
+        Some("otel") => runtime.block_on(run_otel(d, reps)),
         _ => runtime.block_on(run(d, reps, held.is_some())),
     };
     drop(held);
@@ -426,6 +439,7 @@ async fn serve(which: Option<&str>) -> std::process::ExitCode {
         },
         Some("fixture") => ours::serve_fixture(listener).await,
         Some("floor") => floor::serve(listener).await,
+        Some("otlp-sink") => floor::serve_sink(listener).await,
         Some("rmcp") => rmcp_peer::serve(listener).await,
         Some("rust-mcp-sdk") => rmsdk_peer::serve(listener).await,
         Some("rmcp-legacy") => rmcp_legacy::serve(listener).await,
@@ -844,6 +858,76 @@ async fn run_metrics(d: Duration, reps: usize) -> Result<(), String> {
                 on.cpu_per(on.all_requests),
                 off.errors,
                 on.errors
+            );
+        }
+    }
+    report_first_errors(results.iter().flatten());
+    Ok(())
+}
+
+/// The cost of OpenTelemetry: the bench server of a build without the `otel` feature
+/// (`LOAD_PLAIN_EXE`), of this build (which has it) with no exporter configured, and of this
+/// build exporting every span and metric over OTLP/HTTP (sampling all) to a sink that answers
+/// 200: the three flows at concurrency 1, 8 and 32, `reps` runs of `d` each, taking turns.
+async fn run_otel(d: Duration, reps: usize) -> Result<(), String> {
+    let plain = std::env::var_os("LOAD_PLAIN_EXE")
+        .map(std::path::PathBuf::from)
+        .ok_or(
+            "LOAD_PLAIN_EXE names a build of `load` without the otel feature (benches/otel.sh)",
+        )?;
+    let sink = Target::start("otlp-sink").await?;
+    let endpoint = sink.conns.base();
+    let exporting = [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+        ("OTEL_TRACES_SAMPLER", "always_on"),
+        ("OTEL_SERVICE_NAME", "mcp-bench"),
+    ];
+    let targets = [
+        Target::start_exe("without otel", plain, "ours", &[]).await?,
+        Target::start("ours").await?,
+        Target::start_with("ours-otel", &exporting).await?,
+    ];
+    let flows = [Flow::plain(), Flow::elicitation(), Flow::multi_round()];
+    let levels = [1usize, 8, 32];
+    for flow in &flows {
+        for t in &targets {
+            warm_up(t, flow, 8).await?;
+        }
+    }
+    let mut results: Vec<[Merged; 3]> = (0..flows.len() * levels.len())
+        .map(|_| Default::default())
+        .collect();
+    for rep in 0..reps {
+        for (i, flow) in flows.iter().enumerate() {
+            for (j, &conc) in levels.iter().enumerate() {
+                for k in 0..targets.len() {
+                    let s = turn(rep, k, targets.len());
+                    let cell = &mut results[i * levels.len() + j][s];
+                    measure(&targets[s], flow, conc, d, cell).await;
+                }
+            }
+        }
+    }
+    drop(sink);
+    println!("#### The cost of OpenTelemetry (`benches/otel.sh`; flows/s: median of {reps} runs of {:.3} s, the three servers taking turns; CPU = server user+system time per HTTP request)\n", d.as_secs_f64());
+    println!("| flow | concurrency | without the feature flows/s | compiled in, no exporter | / without | exporting, sampling all | / without | CPU µs/req without / off / exporting | errors |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for (i, flow) in flows.iter().enumerate() {
+        for (j, conc) in levels.iter().enumerate() {
+            let [plain, off, on] = &results[i * levels.len() + j];
+            println!(
+                "| {} | {} | {:.0} | {:.0} | {} | {:.0} | {} | {:.0} / {:.0} / {:.0} | {} |",
+                flow.label,
+                conc,
+                plain.rate(),
+                off.rate(),
+                ratio(off.rate(), plain.rate()),
+                on.rate(),
+                ratio(on.rate(), plain.rate()),
+                plain.cpu_per(plain.all_requests),
+                off.cpu_per(off.all_requests),
+                on.cpu_per(on.all_requests),
+                plain.errors + off.errors + on.errors
             );
         }
     }

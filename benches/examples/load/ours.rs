@@ -63,8 +63,24 @@ pub async fn bench_rounds(rounds: u32) -> Result<String, ToolError> {
 /// Serves this project's server on `listener` until the process ends; with `metrics`, counting
 /// and timing every request and serving `/metrics`.
 pub async fn serve(listener: tokio::net::TcpListener, metrics: bool) -> std::io::Result<()> {
+    // With the `otel` feature and an OTLP endpoint in the environment (`load otel`), every
+    // span and metric is exported.
+    #[cfg(feature = "otel")]
+    let telemetry = match std::env::var_os("OTEL_EXPORTER_OTLP_ENDPOINT") {
+        Some(_) => Some(
+            oxmcp::otel::Builder::from_env()
+                .and_then(|b| b.stderr_logs(false).install())
+                .map_err(std::io::Error::other)?,
+        ),
+        None => None,
+    };
     let store = Arc::new(oxmcp::tasks::InMemoryTaskStore::new(10_000_000));
-    serve_with(listener, metrics, store).await
+    let served = serve_with(listener, metrics, store).await;
+    #[cfg(feature = "otel")]
+    if let Some(telemetry) = telemetry {
+        let _ = telemetry.shutdown().await;
+    }
+    served
 }
 
 /// [`serve`] with its tasks kept in the Redis at `url`.
