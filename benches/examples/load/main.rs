@@ -882,10 +882,29 @@ async fn run_otel(d: Duration, reps: usize) -> Result<(), String> {
         ("OTEL_TRACES_SAMPLER", "always_on"),
         ("OTEL_SERVICE_NAME", "mcp-bench"),
     ];
+    let sampling = [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+        ("OTEL_TRACES_SAMPLER", "parentbased_traceidratio"),
+        ("OTEL_TRACES_SAMPLER_ARG", "0.1"),
+        ("OTEL_SERVICE_NAME", "mcp-bench"),
+    ];
     let targets = [
         Target::start_exe("without otel", plain, "ours", &[]).await?,
         Target::start("ours").await?,
-        Target::start_with("ours-otel", &exporting).await?,
+        Target::start_exe(
+            "ours-otel",
+            std::env::current_exe().map_err(|e| e.to_string())?,
+            "ours",
+            &exporting,
+        )
+        .await?,
+        Target::start_exe(
+            "ours-otel-10%",
+            std::env::current_exe().map_err(|e| e.to_string())?,
+            "ours",
+            &sampling,
+        )
+        .await?,
     ];
     let flows = [Flow::plain(), Flow::elicitation(), Flow::multi_round()];
     let levels = [1usize, 8, 32];
@@ -894,7 +913,7 @@ async fn run_otel(d: Duration, reps: usize) -> Result<(), String> {
             warm_up(t, flow, 8).await?;
         }
     }
-    let mut results: Vec<[Merged; 3]> = (0..flows.len() * levels.len())
+    let mut results: Vec<[Merged; 4]> = (0..flows.len() * levels.len())
         .map(|_| Default::default())
         .collect();
     for rep in 0..reps {
@@ -909,14 +928,14 @@ async fn run_otel(d: Duration, reps: usize) -> Result<(), String> {
         }
     }
     drop(sink);
-    println!("#### The cost of OpenTelemetry (`benches/otel.sh`; flows/s: median of {reps} runs of {:.3} s, the three servers taking turns; CPU = server user+system time per HTTP request)\n", d.as_secs_f64());
-    println!("| flow | concurrency | without the feature flows/s | compiled in, no exporter | / without | exporting, sampling all | / without | CPU µs/req without / off / exporting | errors |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("#### The cost of OpenTelemetry (`benches/otel.sh`; flows/s: median of {reps} runs of {:.3} s, the four servers taking turns; CPU = server user+system time per HTTP request; export to a local sink, so its CPU is taken from the same two cores)\n", d.as_secs_f64());
+    println!("| flow | concurrency | without the feature flows/s | compiled in, no exporter | / without | exporting, every trace | / without | exporting, 10% of traces | / without | CPU µs/req: without / off / every / 10% | errors |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for (i, flow) in flows.iter().enumerate() {
         for (j, conc) in levels.iter().enumerate() {
-            let [plain, off, on] = &results[i * levels.len() + j];
+            let [plain, off, on, some] = &results[i * levels.len() + j];
             println!(
-                "| {} | {} | {:.0} | {:.0} | {} | {:.0} | {} | {:.0} / {:.0} / {:.0} | {} |",
+                "| {} | {} | {:.0} | {:.0} | {} | {:.0} | {} | {:.0} | {} | {:.0} / {:.0} / {:.0} / {:.0} | {} |",
                 flow.label,
                 conc,
                 plain.rate(),
@@ -924,10 +943,13 @@ async fn run_otel(d: Duration, reps: usize) -> Result<(), String> {
                 ratio(off.rate(), plain.rate()),
                 on.rate(),
                 ratio(on.rate(), plain.rate()),
+                some.rate(),
+                ratio(some.rate(), plain.rate()),
                 plain.cpu_per(plain.all_requests),
                 off.cpu_per(off.all_requests),
                 on.cpu_per(on.all_requests),
-                plain.errors + off.errors + on.errors
+                some.cpu_per(some.all_requests),
+                plain.errors + off.errors + on.errors + some.errors
             );
         }
     }

@@ -151,7 +151,8 @@ impl Client {
             };
             if let Some(traced) = crate::otel::client_span(method, &mut params) {
                 let sent = self.request_within(method, Value::Object(params), resent);
-                let result = tracing::Instrument::instrument(sent, traced.span.clone()).await;
+                let result =
+                    opentelemetry::context::FutureExt::with_context(sent, traced.cx.clone()).await;
                 traced.finish(traced_error(&result));
                 return result;
             }

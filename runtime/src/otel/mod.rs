@@ -285,6 +285,7 @@ impl Builder {
             match &self.providers.tracer {
                 Some(provider) => {
                     opentelemetry::global::set_tracer_provider(provider.clone());
+                    spans::install(provider.tracer(SCOPE));
                     let filter = crate::logging::rust_log()
                         .0
                         .with_target(SPANS_TARGET, tracing::Level::INFO);

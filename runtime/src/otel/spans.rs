@@ -1,19 +1,67 @@
 //! The spans, by the MCP semantic conventions: a SERVER span per request, the links that tie a
 //! flow's rounds and a task's runs to their first call, `step` spans, and a CLIENT span per
-//! request the client sends. Each is a `tracing` span under the target `oxmcp::otel`
-//! ([`super::SPANS_TARGET`]) that the OpenTelemetry layer turns into an exported span.
+//! request the client sends. They are made with the installed tracer directly (one builder per
+//! span, its attributes given at once) and carried in the OpenTelemetry context of the future
+//! they cover, so what runs inside (a step, the application's own `tracing` spans through the
+//! layer) is their child.
 
 use super::{active, meters};
 use crate::request_state::{Journal, Recorded};
 use crate::transport::Via;
 use crate::wire::Reply;
+use arc_swap::ArcSwapOption;
 use opentelemetry::propagation::{Extractor, Injector};
-use opentelemetry::trace::{SpanContext, Status, TraceContextExt};
-use opentelemetry::{Context, KeyValue};
+use opentelemetry::trace::{Link, SpanBuilder, SpanContext, SpanKind, Status, TraceContextExt};
+use opentelemetry::{Context, Key, KeyValue, Value as AttributeValue};
+use opentelemetry_sdk::trace::SdkTracer;
 use oxmcp_schema::{RequestId, RequestMetaObject, ServerResult};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 use std::time::Instant;
-use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+/// The tracer of the provider installed last.
+static TRACER: ArcSwapOption<SdkTracer> = ArcSwapOption::const_empty();
+
+/// Record spans with `tracer` from now on.
+pub(super) fn install(tracer: SdkTracer) {
+    TRACER.store(Some(Arc::new(tracer)));
+}
+
+/// A span of `kind` named `name`, with `attributes` and `links`, child of `parent`; the context
+/// that holds it (ended when the last clone of that context is dropped). None without a tracer.
+fn start(
+    name: String,
+    kind: SpanKind,
+    attributes: Vec<KeyValue>,
+    links: Vec<Link>,
+    parent: &Context,
+) -> Option<Context> {
+    let tracer = TRACER.load();
+    let tracer = tracer.as_deref()?;
+    let mut builder = SpanBuilder::from_name(name)
+        .with_kind(kind)
+        .with_attributes(attributes);
+    if !links.is_empty() {
+        builder = builder.with_links(links);
+    }
+    let span = builder.start_with_context(tracer, parent);
+    Some(parent.with_span(span))
+}
+
+/// An attribute whose key and value are both static.
+fn fixed(key: &'static str, value: &'static str) -> KeyValue {
+    KeyValue::new(Key::from_static_str(key), AttributeValue::from(value))
+}
+
+/// A string attribute value that clones without copying.
+fn shared(text: &str) -> opentelemetry::StringValue {
+    opentelemetry::StringValue::from(Arc::<str>::from(text))
+}
+
+/// An attribute with a static key.
+fn named(key: &'static str, value: impl Into<AttributeValue>) -> KeyValue {
+    KeyValue::new(Key::from_static_str(key), value)
+}
 
 /// The journal entry holding the span context of a flow's first round, as a `traceparent`:
 /// sealed in `requestState` with the rest of the journal, so every later round links to it. No
@@ -37,23 +85,17 @@ pub(crate) enum Target<'a> {
 
 /// The SERVER span of one request, with what its duration is recorded under.
 pub(crate) struct ServerSpan {
-    pub(crate) span: tracing::Span,
+    /// The context holding the span: the request's handler runs in it.
+    pub(crate) cx: Context,
     started: Instant,
     labels: Vec<KeyValue>,
-}
-
-/// A `tracing` span under the export target, named `name` for OpenTelemetry, of kind `kind`.
-macro_rules! otel_span {
-    ($name:expr, $kind:literal) => {
-        tracing::info_span!(target: "oxmcp::otel", "mcp", otel.name = %$name, otel.kind = $kind)
-    };
 }
 
 /// The SERVER span of a request for `method` about `target`, with request id `id` and `_meta`
 /// `meta`, that came `via` a transport. Its parent is the context in `_meta`, linked to the HTTP
 /// request's own context where that differs; else the HTTP request's context; else none.
 pub(crate) fn server_span(
-    method: &str,
+    method: &'static str,
     target: Target<'_>,
     id: Option<&RequestId>,
     meta: Option<&RequestMetaObject>,
@@ -65,70 +107,79 @@ pub(crate) fn server_span(
         Target::Prompt(prompt, true) => format!("{method} {prompt}"),
         _ => method.to_string(),
     };
-    let span = otel_span!(name, "server");
+    let mut attributes = Vec::with_capacity(10);
     let mut labels = Vec::with_capacity(6);
-    labels.push(KeyValue::new("mcp.method.name", method.to_string()));
+    attributes.push(fixed("mcp.method.name", method));
+    labels.push(fixed("mcp.method.name", method));
     match target {
         Target::Tool(tool, known) => {
-            span.set_attribute("gen_ai.tool.name", tool.to_string());
-            span.set_attribute("gen_ai.operation.name", "execute_tool");
-            labels.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+            let tool = shared(tool);
+            attributes.push(named("gen_ai.tool.name", tool.clone()));
+            attributes.push(fixed("gen_ai.operation.name", "execute_tool"));
+            labels.push(fixed("gen_ai.operation.name", "execute_tool"));
             if known {
-                labels.push(KeyValue::new("gen_ai.tool.name", tool.to_string()));
+                labels.push(named("gen_ai.tool.name", tool));
             }
         }
         Target::Prompt(prompt, known) => {
-            span.set_attribute("gen_ai.prompt.name", prompt.to_string());
+            let prompt = shared(prompt);
+            attributes.push(named("gen_ai.prompt.name", prompt.clone()));
             if known {
-                labels.push(KeyValue::new("gen_ai.prompt.name", prompt.to_string()));
+                labels.push(named("gen_ai.prompt.name", prompt));
             }
         }
-        Target::Resource(uri) => span.set_attribute("mcp.resource.uri", uri.to_string()),
-        Target::Task(task) => span.set_attribute("oxmcp.task.id", task.to_string()),
+        Target::Resource(uri) => attributes.push(named("mcp.resource.uri", uri.to_string())),
+        Target::Task(task) => attributes.push(named("oxmcp.task.id", task.to_string())),
         Target::None => {}
     }
-    span.set_attribute("mcp.method.name", method.to_string());
     if let Some(id) = id {
-        span.set_attribute("jsonrpc.request.id", id_text(id));
+        attributes.push(named("jsonrpc.request.id", id_text(id)));
     }
     if let Some(meta) = meta {
-        span.set_attribute("mcp.protocol.version", meta.protocol_version.clone());
-        labels.push(KeyValue::new(
-            "mcp.protocol.version",
-            meta.protocol_version.clone(),
-        ));
+        // The versions this server speaks are static; another is the client's own text.
+        let version = crate::SUPPORTED_VERSIONS
+            .iter()
+            .chain(crate::SESSION_VERSIONS)
+            .find(|v| **v == meta.protocol_version)
+            .map_or_else(
+                || shared(&meta.protocol_version),
+                |v| opentelemetry::StringValue::from(*v),
+            );
+        attributes.push(named("mcp.protocol.version", version.clone()));
+        labels.push(named("mcp.protocol.version", version));
     }
     let arrival = via.arrival();
     if let Some(session) = arrival.and_then(|a| a.session.as_deref()) {
-        span.set_attribute("mcp.session.id", session.to_string());
+        attributes.push(named("mcp.session.id", session.to_string()));
     }
     if let Some(network) = arrival.map(|a| a.network) {
-        span.set_attribute("network.transport", network);
-        labels.push(KeyValue::new("network.transport", network));
+        attributes.push(fixed("network.transport", network));
+        labels.push(fixed("network.transport", network));
         if network == "tcp" {
-            span.set_attribute("network.protocol.name", "http");
+            attributes.push(fixed("network.protocol.name", "http"));
         }
     }
     let from_meta = meta.and_then(|m| remote(&MetaCarrier(&m.extra)));
     let from_http = arrival
         .and_then(|a| a.trace_headers.as_ref())
         .and_then(|h| remote(&HeaderCarrier(h)));
-    match (from_meta, from_http) {
+    let mut links = Vec::new();
+    let parent = match (from_meta, from_http) {
         (Some(parent), http) => {
             if let Some(http) = http {
-                if http.span().span_context() != parent.span().span_context() {
-                    span.add_link(http.span().span_context().clone());
+                let http = http.span().span_context().clone();
+                if &http != parent.span().span_context() {
+                    links.push(Link::with_context(http));
                 }
             }
-            let _ = span.set_parent(parent);
+            parent
         }
-        (None, Some(parent)) => {
-            let _ = span.set_parent(parent);
-        }
-        (None, None) => {}
-    }
+        (None, Some(parent)) => parent,
+        (None, None) => Context::new(),
+    };
+    let cx = start(name, SpanKind::Server, attributes, links, &parent).unwrap_or(parent);
     ServerSpan {
-        span,
+        cx,
         started: Instant::now(),
         labels,
     }
@@ -136,8 +187,9 @@ pub(crate) fn server_span(
 
 impl ServerSpan {
     /// Record how the request ended (`reply`; none for a notification) on the span and in the
-    /// duration histogram.
+    /// duration histogram; the span ends with the request.
     pub(crate) fn finish(mut self, reply: Option<&Reply>) {
+        let span = self.cx.span();
         let failed = match reply {
             Some(Reply::Error(e)) => {
                 Some((e.error.code.to_string(), Some(e.error.message.clone())))
@@ -147,7 +199,7 @@ impl ServerSpan {
                     Some(("tool_error".to_string(), None))
                 }
                 ServerResult::InputRequiredResult(_) => {
-                    self.span.set_attribute("oxmcp.input_required", true);
+                    span.set_attribute(named("oxmcp.input_required", true));
                     None
                 }
                 _ => None,
@@ -155,19 +207,16 @@ impl ServerSpan {
             None => None,
         };
         if let Some((error_type, message)) = failed {
-            self.span.set_attribute("error.type", error_type.clone());
+            span.set_attribute(named("error.type", error_type.clone()));
             if message.is_some() {
-                self.span
-                    .set_attribute("rpc.response.status_code", error_type.clone());
-                self.labels.push(KeyValue::new(
-                    "rpc.response.status_code",
-                    error_type.clone(),
-                ));
+                span.set_attribute(named("rpc.response.status_code", error_type.clone()));
+                self.labels
+                    .push(named("rpc.response.status_code", error_type.clone()));
             }
-            self.span
-                .set_status(Status::error(message.unwrap_or_else(|| error_type.clone())));
-            self.labels.push(KeyValue::new("error.type", error_type));
+            span.set_status(Status::error(message.unwrap_or_else(|| error_type.clone())));
+            self.labels.push(named("error.type", error_type));
         }
+        span.end();
         meters::server_operation(self.started.elapsed().as_secs_f64(), &self.labels);
     }
 }
@@ -249,8 +298,8 @@ fn traceparent(sc: &SpanContext) -> String {
 /// The span context a `traceparent` names, if valid.
 fn span_context(text: &str) -> Option<SpanContext> {
     let carrier = HeaderCarrier(&(text.to_string(), None));
-    let cx = opentelemetry_sdk::propagation::TraceContextPropagator::new();
-    let cx = opentelemetry::propagation::TextMapPropagator::extract(&cx, &carrier);
+    let propagator = opentelemetry_sdk::propagation::TraceContextPropagator::new();
+    let cx = opentelemetry::propagation::TextMapPropagator::extract(&propagator, &carrier);
     let sc = cx.span().span_context().clone();
     sc.is_valid().then_some(sc)
 }
@@ -268,24 +317,24 @@ pub(crate) fn flow_link(journal: &mut Journal) -> Option<Recorded> {
     if !active() {
         return recorded;
     }
-    let span = tracing::Span::current();
+    let cx = Context::current();
+    let span = cx.span();
     let first = recorded
         .as_ref()
         .and_then(|r| serde_json::from_str::<String>(r.get()).ok())
         .and_then(|text| span_context(&text));
     match first {
         Some(first) => {
-            span.set_attribute("oxmcp.flow.id", flow_id(&first));
-            span.add_link(first);
+            span.set_attribute(named("oxmcp.flow.id", flow_id(&first)));
+            span.add_link(first, Vec::new());
             recorded
         }
         None => {
-            let cx = span.context();
-            let sc = cx.span().span_context().clone();
+            let sc = span.span_context().clone();
             if !sc.is_valid() {
                 return None;
             }
-            span.set_attribute("oxmcp.flow.id", flow_id(&sc));
+            span.set_attribute(named("oxmcp.flow.id", flow_id(&sc)));
             Recorded::of(&traceparent(&sc)).ok()
         }
     }
@@ -298,12 +347,13 @@ pub(crate) fn seal_flow(journal: &mut Journal, flow: Option<Recorded>) {
     }
 }
 
-/// The `traceparent` of the current span, for a task record to keep as the call that created it.
+/// The `traceparent` of the current request's span, for a task record to keep as the call that
+/// created it.
 pub(crate) fn task_context() -> Option<String> {
     if !active() {
         return None;
     }
-    let cx = tracing::Span::current().context();
+    let cx = Context::current();
     let sc = cx.span().span_context().clone();
     sc.is_valid().then(|| traceparent(&sc))
 }
@@ -311,34 +361,49 @@ pub(crate) fn task_context() -> Option<String> {
 /// Link the current request's span to the call that created a task (its record's `trace`).
 pub(crate) fn link_task(created_by: Option<&str>) {
     if let Some(sc) = created_by.and_then(span_context) {
-        let span = tracing::Span::current();
-        span.add_link(sc);
+        Context::current().span().add_link(sc, Vec::new());
     }
 }
 
-/// The span of one run of a task of `tool` (id `task`), linked to the call that created it.
-pub(crate) fn task_run_span(tool: &str, task: &str, created_by: Option<&str>) -> tracing::Span {
+/// The context of one run of a task of `tool` (id `task`): a span of its own, linked to the
+/// call that created it. None while telemetry is off.
+pub(crate) fn task_run_span(tool: &str, task: &str, created_by: Option<&str>) -> Option<Context> {
     if !active() {
-        return tracing::Span::none();
+        return None;
     }
-    let span = otel_span!(format!("task {tool}"), "internal");
-    span.set_attribute("gen_ai.tool.name", tool.to_string());
-    span.set_attribute("oxmcp.task.id", task.to_string());
-    if let Some(sc) = created_by.and_then(span_context) {
-        span.add_link(sc);
-    }
-    span
+    let links = created_by
+        .and_then(span_context)
+        .map(Link::with_context)
+        .into_iter()
+        .collect();
+    start(
+        format!("task {tool}"),
+        SpanKind::Internal,
+        vec![
+            named("gen_ai.tool.name", tool.to_string()),
+            named("oxmcp.task.id", task.to_string()),
+        ],
+        links,
+        &Context::new(),
+    )
 }
 
-/// The span of a `step` that runs (its result is then journaled), a child of the current span.
-pub(crate) fn step_span(name: &str) -> tracing::Span {
+/// The context of a `step` that runs (its result is then journaled): a child of the current
+/// span. None while telemetry is off.
+pub(crate) fn step_span(name: &str) -> Option<Context> {
     if !active() {
-        return tracing::Span::none();
+        return None;
     }
-    let span = otel_span!(format!("step {name}"), "internal");
-    span.set_attribute("oxmcp.step.name", name.to_string());
-    span.set_attribute("oxmcp.step.replayed", false);
-    span
+    start(
+        format!("step {name}"),
+        SpanKind::Internal,
+        vec![
+            named("oxmcp.step.name", name.to_string()),
+            named("oxmcp.step.replayed", false),
+        ],
+        Vec::new(),
+        &Context::current(),
+    )
 }
 
 /// A `step` whose result came from the journal: a span of no length, marked replayed.
@@ -346,16 +411,39 @@ pub(crate) fn replayed_step(name: &str) {
     if !active() {
         return;
     }
-    let span = otel_span!(format!("step {name}"), "internal");
-    span.set_attribute("oxmcp.step.name", name.to_string());
-    span.set_attribute("oxmcp.step.replayed", true);
+    let cx = start(
+        format!("step {name}"),
+        SpanKind::Internal,
+        vec![
+            named("oxmcp.step.name", name.to_string()),
+            named("oxmcp.step.replayed", true),
+        ],
+        Vec::new(),
+        &Context::current(),
+    );
+    if let Some(cx) = cx {
+        cx.span().end();
+    }
 }
 
 /// The CLIENT span of one request the client sends, and when it started.
 pub(crate) struct ClientSpan {
-    pub(crate) span: tracing::Span,
+    /// The context holding the span: the request is sent in it.
+    pub(crate) cx: Context,
     started: Instant,
     labels: Vec<KeyValue>,
+}
+
+/// The context the client's request is a child of: the caller's current `tracing` span (through
+/// the layer), else the current OpenTelemetry context.
+fn caller_context() -> Context {
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+    let from_tracing = tracing::Span::current().context();
+    if from_tracing.span().span_context().is_valid() {
+        from_tracing
+    } else {
+        Context::current()
+    }
 }
 
 /// The CLIENT span of a request for `method` with `params`, whose context is written into
@@ -376,22 +464,27 @@ pub(crate) fn client_span(method: &str, params: &mut Map<String, Value>) -> Opti
         Some(target) => format!("{method} {target}"),
         None => method.to_string(),
     };
-    let span = otel_span!(name, "client");
-    let mut labels = vec![KeyValue::new("mcp.method.name", method.to_string())];
-    span.set_attribute("mcp.method.name", method.to_string());
+    let mut attributes = vec![named("mcp.method.name", method.to_string())];
+    let mut labels = vec![named("mcp.method.name", method.to_string())];
     if let Some(tool) = tool {
-        span.set_attribute("gen_ai.tool.name", tool.clone());
-        span.set_attribute("gen_ai.operation.name", "execute_tool");
-        labels.push(KeyValue::new("gen_ai.tool.name", tool));
+        attributes.push(named("gen_ai.tool.name", tool.clone()));
+        attributes.push(fixed("gen_ai.operation.name", "execute_tool"));
+        labels.push(named("gen_ai.tool.name", tool));
     }
     if let Some(prompt) = prompt {
-        span.set_attribute("gen_ai.prompt.name", prompt.clone());
-        labels.push(KeyValue::new("gen_ai.prompt.name", prompt));
+        attributes.push(named("gen_ai.prompt.name", prompt.clone()));
+        labels.push(named("gen_ai.prompt.name", prompt));
     }
     if let Some(uri) = uri {
-        span.set_attribute("mcp.resource.uri", uri);
+        attributes.push(named("mcp.resource.uri", uri));
     }
-    let cx = span.context();
+    let cx = start(
+        name,
+        SpanKind::Client,
+        attributes,
+        Vec::new(),
+        &caller_context(),
+    )?;
     if let Value::Object(meta) = params
         .entry("_meta")
         .or_insert_with(|| Value::Object(Map::new()))
@@ -401,7 +494,7 @@ pub(crate) fn client_span(method: &str, params: &mut Map<String, Value>) -> Opti
         });
     }
     Some(ClientSpan {
-        span,
+        cx,
         started: Instant::now(),
         labels,
     })
@@ -411,15 +504,16 @@ impl ClientSpan {
     /// Record how the request ended: `error` names a failure's class (a JSON-RPC code, or
     /// `tool_error`, `timeout`, ...) and its message.
     pub(crate) fn finish(mut self, error: Option<(String, String)>) {
+        let span = self.cx.span();
         if let Some((error_type, message)) = error {
-            self.span.set_attribute("error.type", error_type.clone());
+            span.set_attribute(named("error.type", error_type.clone()));
             if error_type.parse::<i64>().is_ok() {
-                self.span
-                    .set_attribute("rpc.response.status_code", error_type.clone());
+                span.set_attribute(named("rpc.response.status_code", error_type.clone()));
             }
-            self.span.set_status(Status::error(message));
-            self.labels.push(KeyValue::new("error.type", error_type));
+            span.set_status(Status::error(message));
+            self.labels.push(named("error.type", error_type));
         }
+        span.end();
         meters::client_operation(self.started.elapsed().as_secs_f64(), &self.labels);
     }
 }

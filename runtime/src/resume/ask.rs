@@ -552,7 +552,15 @@ where
     // From here the round has had an effect: its state may no longer be handed back.
     with_call(|call| call.lock().stepped = true);
     #[cfg(feature = "otel")]
-    let out = tracing::Instrument::instrument(fut, crate::otel::step_span(name)).await?;
+    let out = match crate::otel::step_span(name) {
+        Some(cx) => {
+            use opentelemetry::trace::TraceContextExt;
+            let out = opentelemetry::context::FutureExt::with_context(fut, cx.clone()).await;
+            cx.span().end();
+            out?
+        }
+        None => fut.await?,
+    };
     #[cfg(not(feature = "otel"))]
     let out = fut.await?;
     if let Some((key, _)) = recorded {

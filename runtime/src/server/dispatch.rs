@@ -64,12 +64,6 @@ impl Server {
         } else {
             None
         };
-        #[cfg(feature = "otel")]
-        let span = match &traced {
-            Some(traced) => traced.span.clone(),
-            None => request_span(&incoming),
-        };
-        #[cfg(not(feature = "otel"))]
         let span = request_span(&incoming);
         #[cfg(feature = "metrics")]
         let timed = self
@@ -86,13 +80,23 @@ impl Server {
             }
             reply
         });
+        // The handler runs in the span's context, so what it starts (a step, a span of the
+        // application's) is the span's child.
         #[cfg(feature = "otel")]
-        let inner = futures_util::FutureExt::map(inner, move |reply| {
-            if let Some(traced) = traced {
-                traced.finish(reply.as_ref());
+        let inner = match traced {
+            Some(traced) => {
+                let cx = traced.cx.clone();
+                let traced_inner = opentelemetry::context::FutureExt::with_context(inner, cx);
+                futures_util::future::Either::Left(futures_util::FutureExt::map(
+                    traced_inner,
+                    move |reply| {
+                        traced.finish(reply.as_ref());
+                        reply
+                    },
+                ))
             }
-            reply
-        });
+            None => futures_util::future::Either::Right(inner),
+        };
         inner
     }
 

@@ -646,9 +646,10 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
     );
     // The run is a span of its own, linked to the call that created the task.
     #[cfg(feature = "otel")]
-    let running = tracing::Instrument::instrument(
+    let running = opentelemetry::context::FutureExt::with_context(
         running,
-        crate::otel::task_run_span(&record.tool, task_id, record.trace.as_deref()),
+        crate::otel::task_run_span(&record.tool, task_id, record.trace.as_deref())
+            .unwrap_or_else(opentelemetry::Context::current),
     );
     tokio::pin!(running);
     // The first renewal a third of the lease from now (an interval's immediate first tick would
