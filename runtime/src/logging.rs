@@ -40,16 +40,13 @@ pub(crate) fn warn_if_unread() {
     }
 }
 
-/// The stderr half of the setup: lines without colour, filtered by `RUST_LOG`. The spans the
-/// `otel` feature records for export are left out of it.
+/// The stderr half of the setup: lines without colour, filtered by `RUST_LOG`.
 pub(crate) fn stderr_layer<S>() -> impl tracing_subscriber::Layer<S> + Send + Sync
 where
     S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>,
 {
     use tracing_subscriber::Layer as _;
     let filter = rust_log().0;
-    #[cfg(feature = "otel")]
-    let filter = filter.with_target(crate::otel::SPANS_TARGET, LevelFilter::OFF);
     tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(false)

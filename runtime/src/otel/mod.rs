@@ -90,9 +90,6 @@ pub(crate) fn active() -> bool {
 /// The instrumentation scope every span and metric of the runtime is recorded under.
 const SCOPE: &str = "oxmcp";
 
-/// The `tracing` target of the spans recorded for export (kept out of the stderr log).
-pub(crate) const SPANS_TARGET: &str = "oxmcp::otel";
-
 /// Why telemetry could not be set up or shut down.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -222,9 +219,10 @@ impl Builder {
         self
     }
 
-    /// Install the providers as the process's global ones, the W3C trace context and baggage
-    /// as its propagators, and a `tracing` subscriber that sends the runtime's spans (and the
-    /// handlers' events inside them) to the tracer, and logs to stderr if asked.
+    /// Install the providers as the process's global ones (the runtime records its spans and
+    /// metrics with them), the W3C trace context and baggage as its propagators, and a `tracing`
+    /// subscriber whose layer sends the application's own `tracing` spans to the tracer too
+    /// (children of the request they run in), and logs to stderr if asked.
     pub fn install(self) -> Result<Telemetry, OtelError> {
         use tracing_subscriber::layer::SubscriberExt;
         use tracing_subscriber::util::SubscriberInitExt;
@@ -243,7 +241,7 @@ impl Builder {
 
     /// For a process with a `tracing` subscriber of its own: install the providers and
     /// propagators as [`Builder::install`] does, and give the layer to add to that subscriber
-    /// (it takes the runtime's spans, and the events of the level `RUST_LOG` allows).
+    /// (it sends the application's `tracing` spans of the level `RUST_LOG` allows to the tracer).
     pub fn layer<S>(
         self,
     ) -> (
@@ -286,9 +284,7 @@ impl Builder {
                 Some(provider) => {
                     opentelemetry::global::set_tracer_provider(provider.clone());
                     spans::install(provider.tracer(SCOPE));
-                    let filter = crate::logging::rust_log()
-                        .0
-                        .with_target(SPANS_TARGET, tracing::Level::INFO);
+                    let filter = crate::logging::rust_log().0;
                     Box::new(
                         tracing_opentelemetry::layer()
                             .with_tracer(provider.tracer(SCOPE))
