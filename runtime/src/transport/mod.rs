@@ -148,9 +148,10 @@ impl Limits {
 /// How a request reached the server, for its telemetry: over which kind of connection, in which
 /// 2025 session, and under which trace context the HTTP request that carried it came (its
 /// `traceparent` and `tracestate` headers). Filled by the transports only while telemetry is on
-/// (feature `otel`); empty otherwise, and then one word in the futures that carry it.
+/// (feature `otel`), when it is one word in the futures that carry it; without the feature it
+/// has no size at all.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Via(Option<Box<Arrival>>);
+pub(crate) struct Via(#[cfg(feature = "otel")] Option<Box<Arrival>>);
 
 /// What [`Via`] knows when telemetry is on.
 #[derive(Debug, Clone)]
@@ -166,24 +167,22 @@ pub(crate) struct Arrival {
 
 impl Via {
     /// A request that came over `network`, when telemetry is on.
-    #[cfg(any(all(feature = "http", feature = "otel"), feature = "stdio"))]
+    #[cfg(all(feature = "otel", any(feature = "http", feature = "stdio")))]
     fn over(network: &'static str) -> Option<Arrival> {
-        #[cfg(feature = "otel")]
-        if crate::otel::active() {
-            return Some(Arrival {
-                network,
-                session: None,
-                trace_headers: None,
-            });
-        }
-        let _ = network;
-        None
+        crate::otel::active().then_some(Arrival {
+            network,
+            session: None,
+            trace_headers: None,
+        })
     }
 
     /// A request read from a stdio pipe.
     #[cfg(feature = "stdio")]
     pub(crate) fn pipe() -> Via {
-        Via(Self::over("pipe").map(Box::new))
+        #[cfg(feature = "otel")]
+        return Via(Self::over("pipe").map(Box::new));
+        #[cfg(not(feature = "otel"))]
+        Via()
     }
 
     /// A request that came in an HTTP request with these headers.
@@ -197,21 +196,25 @@ impl Via {
         #[cfg(not(feature = "otel"))]
         {
             let _ = headers;
-            Via(None)
+            Via()
         }
     }
 
     /// The same, in the 2025 session `id`.
     #[cfg(feature = "http")]
+    #[cfg_attr(not(feature = "otel"), allow(unused_mut))]
     pub(crate) fn in_session(mut self, id: &str) -> Via {
+        #[cfg(feature = "otel")]
         if let Some(arrival) = &mut self.0 {
             arrival.session = Some(std::sync::Arc::from(id));
         }
+        #[cfg(not(feature = "otel"))]
+        let _ = id;
         self
     }
 
     /// What is known of the request's arrival, when telemetry is on.
-    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    #[cfg(feature = "otel")]
     pub(crate) fn arrival(&self) -> Option<&Arrival> {
         self.0.as_deref()
     }
