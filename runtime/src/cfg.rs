@@ -175,3 +175,14 @@ macro_rules! setters {
         }
     };
 }
+
+/// Items that need the `lambda` feature.
+macro_rules! cfg_lambda {
+    ($($item:item)*) => {
+        $(
+            #[cfg(feature = "lambda")]
+            #[cfg_attr(docsrs, doc(cfg(feature = "lambda")))]
+            $item
+        )*
+    };
+}

@@ -18,6 +18,7 @@
 //! | [`tasks`] | keep tasks somewhere else than in memory (feature `tasks`) |
 //! | `redis` | share tasks and single use between instances through Redis (feature `redis`) |
 //! | `otel` | trace every flow and measure every request with OpenTelemetry (feature `otel`) |
+//! | `lambda` | run the server as an AWS Lambda function (feature `lambda`) |
 //! | [`skills`] | offer Agent Skills (the skills extension) |
 //! | [`client`] | call MCP servers, answering their input requests |
 //! | [`testing`] | drive a multi-round call in a unit test (with `client`) |
@@ -30,7 +31,7 @@
 //! `skills` and `tasks` (the two extensions); a stdio-only server builds with
 //! `default-features = false, features = ["stdio"]` and compiles no HTTP stack; it stops at end
 //! of input, and also on ctrl-c or SIGTERM with `signal` (on with `http`). `redis` adds the
-//! `redis` module, `otel` the `otel` module. `bench` exposes internals for the project's benchmarks (`oxmcp::bench`); it
+//! `redis` module, `otel` the `otel` module, `lambda` the `lambda` module. `bench` exposes internals for the project's benchmarks (`oxmcp::bench`); it
 //! is not a stable API.
 //!
 //! The crate is built in layers whose imports point one way, from the transports down to `wire`;
@@ -64,6 +65,9 @@ cfg_client! {
 pub mod guide;
 cfg_http! {
     pub mod http;
+}
+cfg_lambda! {
+    pub mod lambda;
 }
 cfg_logging! {
     pub mod logging;

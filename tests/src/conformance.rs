@@ -540,6 +540,20 @@ pub async fn test_admin_only(caller: Option<Principal>) -> String {
 }
 
 pub fn server(builder: ServerBuilder) -> ServerBuilder {
+    task_only_tools(stateless_server(builder))
+}
+
+/// The tools that run only as tasks (a host without a shared task store cannot offer them).
+pub fn task_only_tools(builder: ServerBuilder) -> ServerBuilder {
+    builder
+        .tool(failing_job)
+        .tool(test_tool_with_task)
+        .tool(durable_job)
+}
+
+/// [`server`] without the tools that run only as tasks: what a host that keeps no tasks (a
+/// Lambda function without a shared store) serves.
+pub fn stateless_server(builder: ServerBuilder) -> ServerBuilder {
     mrtr_fixtures(builder)
         .tool(test_whoami)
         .tool(test_whoami_confirm)
@@ -553,12 +567,9 @@ pub fn server(builder: ServerBuilder) -> ServerBuilder {
         .tool(test_reconnection)
         .tool(greet)
         .tool(slow_compute)
-        .tool(failing_job)
         .tool(protocol_error_job)
         .tool(confirm_delete)
         .tool(multi_input)
-        .tool(test_tool_with_task)
-        .tool(durable_job)
         .name("mcp-toolkit-conformance")
         .version(env!("CARGO_PKG_VERSION"))
         .tool(test_simple_text)

@@ -14,10 +14,11 @@ pub struct HttpConfig {
     /// Largest accepted request body in bytes (default 4 MiB).
     pub max_body: usize,
     /// Host names accepted in `Host` (default: localhost, 127.0.0.1, `[::1]`), against DNS
-    /// rebinding. Behind a reverse proxy, list the public host name. Empty means any.
+    /// rebinding. Behind a reverse proxy, list the public host name; `*.example.com` accepts
+    /// every name under `example.com` (not the name itself). Empty means any.
     pub allowed_hosts: Vec<String>,
     /// Host names accepted in `Origin`, when a browser sends one (default: the same local
-    /// names). Empty means any.
+    /// names; `*.` as in `allowed_hosts`). Empty means any.
     pub allowed_origins: Vec<String>,
     /// Bearer-token authentication (none by default: every request is served anonymously, or
     /// as the `Principal` an application layer puts in the request's extensions).
@@ -34,6 +35,9 @@ pub struct HttpConfig {
     #[cfg(feature = "metrics")]
     #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
     pub metrics_path: Option<String>,
+    /// Whether responses reach the client only whole (a host that buffers them): a stream
+    /// that never ends is then refused.
+    pub(crate) buffered: bool,
 }
 
 /// The paths of the health endpoints: `HealthPaths::default().liveness("/live")`.
@@ -69,6 +73,7 @@ impl Default for HttpConfig {
             health: Some(HealthPaths::default()),
             #[cfg(feature = "metrics")]
             metrics_path: Some("/metrics".into()),
+            buffered: false,
         }
     }
 }

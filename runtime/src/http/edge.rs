@@ -71,9 +71,23 @@ fn authority_host(authority: &str) -> Option<&str> {
     (port_ok && name_ok).then_some(host)
 }
 
-/// Whether the `Host` value is allowed.
+/// Whether the `Host` value is allowed: its host name is one of `allowed`, or lies under an
+/// entry `*.suffix` (one label or more before the suffix).
 fn host_allowed(value: &str, allowed: &[String]) -> bool {
-    authority_host(value).is_some_and(|host| allowed.iter().any(|a| a.eq_ignore_ascii_case(host)))
+    authority_host(value).is_some_and(|host| allowed.iter().any(|a| name_matches(a, host)))
+}
+
+/// Whether `host` is the allowed name `allowed`, or under it when it is `*.suffix`.
+fn name_matches(allowed: &str, host: &str) -> bool {
+    match allowed.strip_prefix('*') {
+        Some(suffix) if suffix.starts_with('.') && suffix.len() > 1 => {
+            host.len() > suffix.len()
+                && host.is_char_boundary(host.len() - suffix.len())
+                && host[host.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
+                && !host[..host.len() - suffix.len()].ends_with('.')
+        }
+        _ => allowed.eq_ignore_ascii_case(host),
+    }
 }
 
 /// Whether the `Origin` value is allowed: `http` or `https`, then an allowed authority and
@@ -411,6 +425,33 @@ mod tests {
     }
 
     #[test]
+    #[test]
+    fn a_wildcard_accepts_names_under_its_suffix_only() {
+        let a = vec!["*.lambda-url.eu-west-1.on.aws".to_string()];
+        for ok in [
+            "abc123.lambda-url.eu-west-1.on.aws",
+            "ABC123.Lambda-URL.eu-west-1.on.aws:443",
+            "a.b.lambda-url.eu-west-1.on.aws",
+        ] {
+            assert!(host_allowed(ok, &a), "{ok}");
+        }
+        for bad in [
+            "lambda-url.eu-west-1.on.aws",
+            ".lambda-url.eu-west-1.on.aws",
+            "a..lambda-url.eu-west-1.on.aws",
+            "evillambda-url.eu-west-1.on.aws",
+            "abc.lambda-url.eu-west-1.on.aws.evil.com",
+            "abc.lambda-url.us-east-1.on.aws",
+            "abc.lambda-url.eu-west-1.on.aws@evil.com",
+        ] {
+            assert!(!host_allowed(bad, &a), "{bad}");
+        }
+        // A bare `*` or `*.` is no wildcard: it matches only itself, which no host is.
+        for entry in ["*", "*."] {
+            assert!(!host_allowed("example.com", &[entry.to_string()]));
+        }
+    }
+
     fn origins_need_a_scheme_and_a_clean_authority() {
         let a = allowed();
         for ok in [

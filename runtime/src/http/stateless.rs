@@ -71,6 +71,15 @@ pub(crate) async fn post(
         if let Some(refused) = crate::transport::listen_refused(request, &app.config.limits) {
             return reply_response(&refused);
         }
+        if listen && app.config.buffered {
+            return reply_response(&Reply::error(
+                Some(request_id(request).clone()),
+                Error::new(
+                    oxmcp_schema::error_codes::METHOD_NOT_FOUND,
+                    "subscriptions/listen is not served here: this host returns responses whole, and a subscription stream never ends",
+                ),
+            ));
+        }
         if listen || (wants_stream && may_notify) {
             let via = crate::transport::Via::http(&headers);
             return Box::pin(stream_response(app, incoming, principal, in_flight, via)).await;

@@ -199,6 +199,12 @@ impl RequestStateCodec {
         self
     }
 
+    /// Whether single use is checked against a guard every instance shares.
+    #[cfg(feature = "lambda")]
+    pub(crate) fn shares_single_use(&self) -> bool {
+        self.shared.is_some()
+    }
+
     /// The shared single-use check of an opened token, when one is configured.
     pub async fn claim_shared(&self, sealed: &Sealed) -> Result<(), RequestStateError> {
         let Some(shared) = &self.shared else {

@@ -53,11 +53,12 @@ impl Server {
         #[cfg_attr(not(any(feature = "tasks", feature = "skills")), allow(unused_mut))]
         let mut extensions = indexmap::IndexMap::new();
         #[cfg(feature = "tasks")]
-        let tasks = self
-            .registry()
-            .tools
-            .values()
-            .any(|t| t.handler.task_support().mode != crate::handler::TaskMode::Never);
+        let tasks = self.tasks.offered
+            && self
+                .registry()
+                .tools
+                .values()
+                .any(|t| t.handler.task_support().mode != crate::handler::TaskMode::Never);
         #[cfg(feature = "tasks")]
         if tasks {
             extensions.insert(super::tasks::TASKS_EXTENSION.to_string(), Map::new());

@@ -117,6 +117,8 @@ struct TaskSettings {
     lease: Duration,
     budget: usize,
     per_principal: usize,
+    /// Whether the tasks extension is offered (a host that cannot keep tasks turns it off).
+    offered: bool,
 }
 
 #[cfg(feature = "tasks")]
@@ -128,6 +130,7 @@ impl Default for TaskSettings {
             lease: tasks::DEFAULT_TASK_LEASE,
             budget: tasks::DEFAULT_TASK_BUDGET,
             per_principal: tasks::DEFAULT_TASKS_PER_PRINCIPAL,
+            offered: true,
         }
     }
 }
@@ -217,6 +220,36 @@ impl ServerBuilder {
     pub fn sessions(mut self, serve: bool) -> Self {
         self.sessions = serve;
         self
+    }
+
+    /// Whether tasks are offered (a host that cannot keep them turns them off), and whether
+    /// a shared task store was given.
+    #[cfg(all(feature = "lambda", feature = "tasks"))]
+    pub(crate) fn without_tasks(mut self) -> Self {
+        self.tasks.offered = false;
+        self
+    }
+
+    /// Whether a task store was given (a host that runs many instances needs a shared one).
+    #[cfg(all(feature = "lambda", feature = "tasks"))]
+    pub(crate) fn has_task_store(&self) -> bool {
+        self.tasks.store.is_some()
+    }
+
+    /// Whether a key ring was given in code, or is to be read from the environment.
+    #[cfg(feature = "lambda")]
+    pub(crate) fn has_keys(&self) -> bool {
+        self.keys.is_some()
+    }
+
+    /// The tools that run only as tasks.
+    #[cfg(all(feature = "lambda", feature = "tasks"))]
+    pub(crate) fn task_only_tools(&self) -> Vec<String> {
+        self.tools
+            .iter()
+            .filter(|t| t.task_support().mode == crate::handler::TaskMode::Required)
+            .map(|t| t.tool().name)
+            .collect()
     }
 
     cfg_tasks! {
@@ -467,7 +500,8 @@ impl ServerBuilder {
                 settings.ttl,
                 settings.lease,
             )
-            .with_budget(settings.budget, settings.per_principal);
+            .with_budget(settings.budget, settings.per_principal)
+            .offered(settings.offered);
             #[cfg(feature = "metrics")]
             let engine = engine.with_metrics(metrics.clone());
             engine
@@ -537,6 +571,12 @@ impl ServerBuilder {
 }
 
 impl Server {
+    /// Whether single use of `requestState` holds across instances (a shared guard is set).
+    #[cfg(feature = "lambda")]
+    pub(crate) fn shares_single_use(&self) -> bool {
+        self.codec.shares_single_use()
+    }
+
     /// Whether `requestState` is sealed with a random key made when the server was built (no
     /// key ring was configured): a flow waiting for input then fails after a restart or on
     /// another instance. A host that serves many instances may refuse to start on it.

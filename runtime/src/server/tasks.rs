@@ -63,6 +63,8 @@ pub(crate) struct TaskEngine {
     per_owner: usize,
     /// Set once the background sweep of expired tasks runs.
     sweeping: std::sync::OnceLock<()>,
+    /// Whether the tasks extension is offered: off, tools that may run as tasks answer at once.
+    pub(crate) offered: bool,
     /// Where task outcomes and store errors are counted, when metrics are on.
     #[cfg(feature = "metrics")]
     metrics: Option<Arc<crate::metrics::Metrics>>,
@@ -80,9 +82,16 @@ impl TaskEngine {
             budget: DEFAULT_TASK_BUDGET,
             per_owner: DEFAULT_TASKS_PER_PRINCIPAL,
             sweeping: std::sync::OnceLock::new(),
+            offered: true,
             #[cfg(feature = "metrics")]
             metrics: None,
         }
+    }
+
+    /// Offering the tasks extension, or not.
+    pub(crate) fn offered(mut self, offered: bool) -> Self {
+        self.offered = offered;
+        self
     }
 
     /// With these metrics.
@@ -498,7 +507,7 @@ impl Server {
         meta: &RequestMetaObject,
     ) -> Result<TaskDecision, Error> {
         let support = handler.task_support();
-        match (support.mode, declares_tasks(meta)) {
+        match (support.mode, self.tasks.offered && declares_tasks(meta)) {
             (TaskMode::Never, _) | (TaskMode::Optional, false) => Ok(TaskDecision::Answer),
             (TaskMode::Required, false) => Err(tasks_required()),
             (_, true) if support.explicit_start => Ok(TaskDecision::WhenStarted),

@@ -26,6 +26,11 @@ impl Cause {
         Cause(Arc::new(error))
     }
 
+    /// A boxed error as a cause.
+    pub fn boxed(error: Box<dyn std::error::Error + Send + Sync + 'static>) -> Cause {
+        Cause(Arc::from(error))
+    }
+
     /// A cause that is only `text`.
     pub fn words(text: impl Into<String>) -> Cause {
         Cause(Arc::new(Words(text.into())))
