@@ -303,3 +303,78 @@ async fn caller_address(mut request: axum::extract::Request) -> axum::extract::R
     }
     request
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lambda_http::aws_lambda_events::apigw::ApiGatewayV2httpRequestContext;
+    use lambda_http::request::RequestContext;
+
+    #[tokio::test]
+    async fn the_caller_is_the_source_address_of_the_events_request_context() {
+        let mut context = ApiGatewayV2httpRequestContext::default();
+        context.http.source_ip = Some("203.0.113.7".into());
+        let mut request = axum::extract::Request::new(axum::body::Body::empty());
+        request
+            .extensions_mut()
+            .insert(RequestContext::ApiGatewayV2(context));
+        let request = caller_address(request).await;
+        let peer = crate::http::edge::peer_of(request.extensions());
+        assert_eq!(peer, Some("203.0.113.7:0".parse().unwrap()));
+
+        // No context (or no address in it): no caller address, as before.
+        let request = axum::extract::Request::new(axum::body::Body::empty());
+        let request = caller_address(request).await;
+        assert_eq!(crate::http::edge::peer_of(request.extensions()), None);
+    }
+
+    #[test]
+    fn a_tool_that_runs_only_as_a_task_stops_a_start_without_a_task_store() {
+        use crate::handler::{CallParts, TaskMode, TaskSupport, ToolHandler};
+        struct Job;
+        impl ToolHandler for Job {
+            fn tool(&self) -> oxmcp_schema::Tool {
+                serde_json::from_value(serde_json::json!({
+                    "name": "job", "inputSchema": {"type": "object"}
+                }))
+                .expect("a tool descriptor")
+            }
+            fn fingerprint(&self) -> &'static str {
+                "job"
+            }
+            fn call(
+                &self,
+                _: serde_json::Map<String, serde_json::Value>,
+                _: &CallParts<'_>,
+            ) -> crate::BoxFuture<Result<oxmcp_schema::CallToolResult, oxmcp_schema::Error>>
+            {
+                Box::pin(async { Err(oxmcp_schema::Error::internal("not run")) })
+            }
+            fn task_support(&self) -> TaskSupport {
+                TaskSupport {
+                    mode: TaskMode::Required,
+                    explicit_start: false,
+                }
+            }
+        }
+        let keys = KeyRing::random().expect("a random key");
+        let refused = prepare(
+            crate::Server::builder()
+                .request_state_keys(KeyRing::random().expect("a random key"))
+                .tool(Job),
+        )
+        .err();
+        assert!(
+            matches!(&refused, Some(LambdaError::TaskOnly { tool }) if tool == "job"),
+            "{refused:?}"
+        );
+        let store = Arc::new(crate::tasks::InMemoryTaskStore::default());
+        assert!(prepare(
+            crate::Server::builder()
+                .request_state_keys(keys)
+                .tool(Job)
+                .task_store(store)
+        )
+        .is_ok());
+    }
+}

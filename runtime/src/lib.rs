@@ -53,6 +53,9 @@ pub mod server;
 cfg_tasks! {
     pub mod tasks;
 }
+// The HTTP client the runtime sends with (the MCP client, the OTLP exporters).
+#[cfg(any(feature = "client", feature = "otel"))]
+mod outbound;
 mod transport;
 pub mod wire;
 

@@ -372,7 +372,7 @@ where
                     incoming,
                     principal.as_deref(),
                     Some(task_out.clone()),
-                    crate::transport::Via::pipe(),
+                    crate::wire::Via::pipe(),
                 )
                 .await;
             if let Some(key) = &task_key {
@@ -462,7 +462,7 @@ async fn serve_session_line(
                             &text,
                             principal.as_deref(),
                             task_out,
-                            crate::transport::Via::pipe(),
+                            crate::wire::Via::pipe(),
                         )
                         .await
                 };
@@ -506,7 +506,7 @@ async fn serve_session_line(
                 value,
                 principal.as_deref(),
                 out.clone(),
-                crate::transport::Via::pipe(),
+                crate::wire::Via::pipe(),
             )
             .await;
         return;
@@ -522,7 +522,7 @@ async fn serve_session_line(
                 value,
                 principal.as_deref(),
                 task_out,
-                crate::transport::Via::pipe(),
+                crate::wire::Via::pipe(),
             )
             .await
     };

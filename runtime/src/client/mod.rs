@@ -366,7 +366,7 @@ const SESSION_RENEWALS: usize = 3;
 /// whose cursors never end).
 const MAX_LIST_PAGES: usize = 100;
 
-pub(crate) use crate::transport::outbound::{http_client, HttpClient};
+pub(crate) use crate::outbound::{http_client, HttpClient};
 
 impl Client {
     /// A client for the streamable HTTP endpoint at `url` (e.g. `http://127.0.0.1:8080/mcp`);

@@ -425,7 +425,6 @@ mod tests {
     }
 
     #[test]
-    #[test]
     fn a_wildcard_accepts_names_under_its_suffix_only() {
         let a = vec!["*.lambda-url.eu-west-1.on.aws".to_string()];
         for ok in [
@@ -452,6 +451,7 @@ mod tests {
         }
     }
 
+    #[test]
     fn origins_need_a_scheme_and_a_clean_authority() {
         let a = allowed();
         for ok in [

@@ -14,7 +14,7 @@
 //! errors are 400.
 
 mod config;
-mod edge;
+pub(crate) mod edge;
 pub(crate) mod event_log;
 mod quota;
 mod respond;

@@ -312,7 +312,7 @@ impl Sessions {
             Ok(entry) => entry,
             Err(refused) => return refused.into_response(),
         };
-        let via = crate::transport::Via::http(headers).in_session(session_id);
+        let via = crate::wire::Via::http(headers).in_session(session_id);
         if let Err(refused) = check_version(headers, &entry) {
             return refused.into_response();
         }
@@ -620,7 +620,7 @@ struct Head<'a> {
     /// `params.name`, for a `tools/call`'s scopes.
     tool: Option<Cow<'a, str>>,
     /// How the request came, for its telemetry.
-    via: crate::transport::Via,
+    via: crate::wire::Via,
 }
 
 impl Head<'_> {

@@ -81,11 +81,11 @@ pub(crate) async fn post(
             ));
         }
         if listen || (wants_stream && may_notify) {
-            let via = crate::transport::Via::http(&headers);
+            let via = crate::wire::Via::http(&headers);
             return Box::pin(stream_response(app, incoming, principal, in_flight, via)).await;
         }
     }
-    let via = crate::transport::Via::http(&headers);
+    let via = crate::wire::Via::http(&headers);
     match app
         .server
         .handle_via(incoming, principal.as_ref(), None, via)
@@ -218,7 +218,7 @@ async fn stream_response(
     incoming: Incoming,
     principal: Option<crate::handler::Principal>,
     in_flight: Option<InFlight>,
-    via: crate::transport::Via,
+    via: crate::wire::Via,
 ) -> Response {
     let (tx, mut rx) = Notifier::channel(app.config.limits.queue);
     let server = app.server.clone();

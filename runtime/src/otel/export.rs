@@ -65,7 +65,7 @@ pub(super) fn from_env() -> Result<Providers, OtelError> {
         .map_or(DEFAULT_TIMEOUT, Duration::from_millis);
     let client: Arc<dyn HttpClient> = Arc::new(OnRuntime {
         handle,
-        client: crate::transport::outbound::http_client(),
+        client: crate::outbound::http_client(),
         timeout,
     });
     let resource = resource();
@@ -127,7 +127,7 @@ fn resource() -> Resource {
 /// hyper client, and is awaited from whichever thread exports.
 struct OnRuntime {
     handle: tokio::runtime::Handle,
-    client: crate::transport::outbound::HttpClient,
+    client: crate::outbound::HttpClient,
     timeout: Duration,
 }
 

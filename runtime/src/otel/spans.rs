@@ -7,8 +7,8 @@
 
 use super::{active, meters};
 use crate::request_state::{Journal, Recorded};
-use crate::transport::Via;
 use crate::wire::Reply;
+use crate::wire::Via;
 use arc_swap::ArcSwapOption;
 use opentelemetry::propagation::{Extractor, Injector};
 use opentelemetry::trace::{Link, SpanBuilder, SpanContext, SpanKind, Status, TraceContextExt};
@@ -137,9 +137,9 @@ pub(crate) fn server_span(
     }
     if let Some(meta) = meta {
         // The versions this server speaks are static; another is the client's own text.
-        let version = crate::SUPPORTED_VERSIONS
+        let version = oxmcp_schema::STATELESS_VERSIONS
             .iter()
-            .chain(crate::SESSION_VERSIONS)
+            .chain(oxmcp_schema::SESSION_VERSIONS)
             .find(|v| **v == meta.protocol_version)
             .map_or_else(
                 || shared(&meta.protocol_version),

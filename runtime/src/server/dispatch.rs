@@ -44,7 +44,7 @@ impl Server {
         incoming: Incoming,
         principal: Option<&'a Principal>,
         notifier: Option<Notifier>,
-        via: crate::transport::Via,
+        via: crate::wire::Via,
     ) -> impl std::future::Future<Output = Option<Reply>> + 'a {
         self.handle_as(incoming, Caller::new(principal, notifier).via(via))
     }
@@ -105,7 +105,7 @@ impl Server {
     fn server_span(
         &self,
         incoming: &Incoming,
-        via: &crate::transport::Via,
+        via: &crate::wire::Via,
     ) -> Option<crate::otel::ServerSpan> {
         use crate::otel::Target;
         match incoming {

@@ -36,7 +36,7 @@ pub(crate) struct Caller<'a> {
     pub(crate) live: Option<Live>,
     /// How the request came (for its telemetry).
     #[cfg_attr(not(feature = "otel"), allow(dead_code))]
-    pub(crate) via: crate::transport::Via,
+    pub(crate) via: crate::wire::Via,
 }
 
 impl<'a> Caller<'a> {
@@ -46,13 +46,13 @@ impl<'a> Caller<'a> {
             principal,
             notifier,
             live: None,
-            via: crate::transport::Via::default(),
+            via: crate::wire::Via::default(),
         }
     }
 
     /// The same caller, whose request came `via` a transport.
     #[cfg(any(feature = "http", feature = "stdio"))]
-    pub(crate) fn via(mut self, via: crate::transport::Via) -> Self {
+    pub(crate) fn via(mut self, via: crate::wire::Via) -> Self {
         self.via = via;
         self
     }

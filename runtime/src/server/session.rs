@@ -489,7 +489,7 @@ impl Server {
         mut message: Value,
         principal: Option<&Principal>,
         out: Notifier,
-        via: crate::transport::Via,
+        via: crate::wire::Via,
     ) -> Option<String> {
         let Some(object) = message.as_object_mut() else {
             return Some(error_text(
@@ -609,7 +609,7 @@ impl Server {
         text: &[u8],
         principal: Option<&Principal>,
         out: Notifier,
-        via: crate::transport::Via,
+        via: crate::wire::Via,
     ) -> Option<String> {
         let incoming = Incoming::parse(text, &[session.version.as_str()]);
         let live = Live {

@@ -3,9 +3,6 @@
 
 use std::time::Duration;
 
-#[cfg(any(feature = "client", feature = "otel"))]
-pub(crate) mod outbound;
-
 /// The limits and timeouts of a transport, in one place: how long a peer may take, how much a
 /// slow reader may hold, how long a shutdown waits. The defaults suit a server on the open
 /// network; each field says which transports use it.
@@ -145,31 +142,14 @@ impl Limits {
     }
 }
 
-/// How a request reached the server, for its telemetry: over which kind of connection, in which
-/// 2025 session, and under which trace context the HTTP request that carried it came (its
-/// `traceparent` and `tracestate` headers). Filled by the transports only while telemetry is on
-/// (feature `otel`), when it is one word in the futures that carry it; without the feature it
-/// has no size at all.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Via(#[cfg(feature = "otel")] Option<Box<Arrival>>);
+use crate::wire::Via;
 
-/// What [`Via`] knows when telemetry is on.
-#[derive(Debug, Clone)]
-#[cfg_attr(not(feature = "otel"), allow(dead_code))]
-pub(crate) struct Arrival {
-    /// `tcp` (HTTP) or `pipe` (stdio).
-    pub(crate) network: &'static str,
-    /// The 2025 session's id, over HTTP.
-    pub(crate) session: Option<std::sync::Arc<str>>,
-    /// The HTTP request's `traceparent` and `tracestate` headers, when it sent them.
-    pub(crate) trace_headers: Option<(String, Option<String>)>,
-}
-
+/// How the transports fill [`Via`]: only while telemetry is on.
 impl Via {
     /// A request that came over `network`, when telemetry is on.
     #[cfg(all(feature = "otel", any(feature = "http", feature = "stdio")))]
-    fn over(network: &'static str) -> Option<Arrival> {
-        crate::otel::active().then_some(Arrival {
+    fn over(network: &'static str) -> Option<crate::wire::Arrival> {
+        crate::otel::active().then_some(crate::wire::Arrival {
             network,
             session: None,
             trace_headers: None,
@@ -198,25 +178,6 @@ impl Via {
             let _ = headers;
             Via()
         }
-    }
-
-    /// The same, in the 2025 session `id`.
-    #[cfg(feature = "http")]
-    #[cfg_attr(not(feature = "otel"), allow(unused_mut))]
-    pub(crate) fn in_session(mut self, id: &str) -> Via {
-        #[cfg(feature = "otel")]
-        if let Some(arrival) = &mut self.0 {
-            arrival.session = Some(std::sync::Arc::from(id));
-        }
-        #[cfg(not(feature = "otel"))]
-        let _ = id;
-        self
-    }
-
-    /// What is known of the request's arrival, when telemetry is on.
-    #[cfg(feature = "otel")]
-    pub(crate) fn arrival(&self) -> Option<&Arrival> {
-        self.0.as_deref()
     }
 }
 

@@ -15,6 +15,7 @@ mod message;
 mod meta;
 mod outbox;
 pub(crate) mod param;
+mod via;
 
 #[cfg(any(feature = "http", feature = "client"))]
 pub(crate) use message::name_field;
@@ -31,6 +32,9 @@ pub(crate) use message::{ExtensionRequest, Incoming};
 #[cfg(any(feature = "http", feature = "stdio", feature = "client"))]
 pub(crate) use meta::*;
 pub use outbox::{Notifier, DEFAULT_QUEUE};
+#[cfg(all(feature = "otel", any(feature = "http", feature = "stdio")))]
+pub(crate) use via::Arrival;
+pub(crate) use via::Via;
 
 use std::future::Future;
 use std::pin::Pin;

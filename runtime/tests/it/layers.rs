@@ -9,10 +9,12 @@ use std::path::{Path, PathBuf};
 /// The layer of a top-level module and the top-level modules it may use.
 fn allowed(top: &str) -> Option<&'static [&'static str]> {
     Some(match top {
-        "cfg" | "wire" => &[],
+        "cfg" | "wire" | "outbound" => &[],
         "handler" => &["wire"],
         "request_state" => &["wire"],
-        "resume" => &["wire", "handler", "request_state"],
+        // Telemetry sits under everything that makes spans, and reads a step's journal.
+        "otel" => &["wire", "request_state", "logging", "outbound"],
+        "resume" => &["wire", "handler", "request_state", "otel"],
         "tasks" => &["wire", "handler", "request_state"],
         "server" => &[
             "wire",
@@ -22,6 +24,7 @@ fn allowed(top: &str) -> Option<&'static [&'static str]> {
             "tasks",
             "skills",
             "metrics",
+            "otel",
         ],
         "transport" => &[
             "wire",
@@ -30,6 +33,7 @@ fn allowed(top: &str) -> Option<&'static [&'static str]> {
             "resume",
             "tasks",
             "server",
+            "otel",
         ],
         "auth" => &["wire", "handler"],
         "http" => &[
@@ -42,6 +46,7 @@ fn allowed(top: &str) -> Option<&'static [&'static str]> {
             "transport",
             "auth",
             "metrics",
+            "otel",
         ],
         "stdio" => &[
             "wire",
@@ -51,6 +56,16 @@ fn allowed(top: &str) -> Option<&'static [&'static str]> {
             "tasks",
             "server",
             "transport",
+            "otel",
+        ],
+        // A host adapter: the HTTP transport behind another front.
+        "lambda" => &[
+            "wire",
+            "request_state",
+            "tasks",
+            "server",
+            "http",
+            "handler",
         ],
         "redis" => &["wire", "request_state", "tasks"],
         "testing" => &[
@@ -62,7 +77,7 @@ fn allowed(top: &str) -> Option<&'static [&'static str]> {
             "server",
             "client",
         ],
-        "client" => &["wire", "skills"],
+        "client" => &["wire", "skills", "otel", "outbound"],
         "logging" | "metrics" => &[],
         "skills" => &["wire"],
         // The crate root and the guide re-export and document; they are above every layer.
