@@ -466,6 +466,7 @@ fn hostile_schemas_the_generator_accepts_compile() {
 /// real one compiles the corpus of real servers' tools in the workspace's `tests` crate), so
 /// many hostile tool lists compile in seconds without building the runtime.
 const CLIENT_STAND_IN: &str = r#"pub mod client {
+    pub use crate::typed_stand_in::typed;
     pub struct ClientError;
     pub struct Client;
     impl Client {
@@ -487,6 +488,32 @@ const CLIENT_STAND_IN: &str = r#"pub mod client {
 }
 pub mod schema {
     pub struct CallToolResult;
+}
+pub mod __private {
+    pub use serde;
+    pub use serde_json;
+}
+pub mod typed_stand_in {
+    pub mod typed {
+        #[derive(Debug, Clone)]
+        pub struct ConversionError(String);
+        impl std::fmt::Display for ConversionError {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+        impl std::error::Error for ConversionError {}
+        impl From<&'static str> for ConversionError {
+            fn from(m: &'static str) -> Self {
+                ConversionError(m.into())
+            }
+        }
+        impl From<String> for ConversionError {
+            fn from(m: String) -> Self {
+                ConversionError(m)
+            }
+        }
+    }
 }
 "#;
 
@@ -536,7 +563,7 @@ fn hostile_tool_lists_the_generator_accepts_compile() {
             (
                 "oxmcp/Cargo.toml",
                 "[package]\nname = \"oxmcp\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n\
-                 [dependencies]\nserde = \"1\"\n",
+                 [dependencies]\nserde = \"1\"\nserde_json = \"1\"\n",
             ),
             ("oxmcp/src/lib.rs", CLIENT_STAND_IN),
         ],
@@ -618,7 +645,7 @@ fn a_tool_schema_whose_names_collide_in_rust_falls_back_to_json() {
         .generate_string()
         .expect("generated");
     assert!(
-        code.contains("pub type TArgs = ::serde_json::Value;"),
+        code.contains("pub type TArgs = ::oxmcp::__private::serde_json::Value;"),
         "{code}"
     );
     assert!(code.contains("declared twice"), "{code}");
