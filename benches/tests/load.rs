@@ -4,6 +4,9 @@
 //! the 2025-era flows complete on this project's server and on rmcp's session mode, and the task
 //! flows on this project's server (tasks in memory and in Redis) and on rmcp's.
 
+#[path = "../examples/load/floor.rs"]
+#[allow(dead_code)]
+mod floor;
 #[path = "../examples/load/generator.rs"]
 #[allow(dead_code)]
 mod generator;
@@ -34,6 +37,7 @@ async fn spawn(which: &str) -> String {
         "fixture" => tokio::spawn(ours::serve_fixture(listener)),
         "rmcp" => tokio::spawn(rmcp_peer::serve(listener)),
         "rmcp-legacy" => tokio::spawn(rmcp_legacy::serve(listener)),
+        "floor" => tokio::spawn(floor::serve(listener)),
         _ => tokio::spawn(rmsdk_peer::serve(listener)),
     };
     url
@@ -218,6 +222,11 @@ async fn the_legacy_flows_complete_on_both_servers() {
                 .unwrap_or_else(|e| panic!("{which}: session: {e}"));
             assert_eq!(requests, 5, "{which}");
         }
+        // initialize, initialized, the call, DELETE.
+        let requests = legacy_flow::run_plain(&conns, &mut pair, 3 << 8)
+            .await
+            .unwrap_or_else(|e| panic!("{which}: plain session: {e}"));
+        assert_eq!(requests, 4, "{which}");
         let session = legacy_flow::open(&conns, &mut pair, 7).await.unwrap();
         for id in 10..13 {
             let requests = legacy_flow::plain(&conns, &mut pair, &session, id)
@@ -337,4 +346,43 @@ async fn the_project_client_completes_the_flows_on_every_server() {
             .await
             .unwrap_or_else(|e| panic!("{which}: close: {e}"));
     }
+}
+
+/// The floor answers every flow the tables measure as the servers do (the expected text, the
+/// same number of requests), in both eras and under concurrency, so a floor cell is the same
+/// flow with the MCP work taken out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_floor_answers_every_measured_flow() {
+    let url = spawn("floor").await;
+    let conns = generator::Conns::new(&url).unwrap();
+    let mut conn = conns.take().await.unwrap();
+    for (flow, want) in [
+        (Flow::plain(), 1),
+        (Flow::elicitation(), 2),
+        (Flow::multi_round(), 3),
+    ] {
+        let mut id = 0;
+        let rounds = generator::run_flow(&conns, &mut conn, &flow, &mut id)
+            .await
+            .unwrap_or_else(|e| panic!("floor: {}: {e}", flow.label));
+        assert_eq!(rounds, want, "{}", flow.label);
+        let o = generator::run(&conns, &flow, 8, Duration::from_millis(100)).await;
+        assert!(o.flows > 0 && o.errors == 0, "{}: {o:?}", flow.label);
+    }
+    conns.give(conn);
+    let mut pair = legacy_flow::Pair::take(&conns).await.unwrap();
+    assert_eq!(legacy_flow::run(&conns, &mut pair, 1 << 8).await, Ok(5));
+    assert_eq!(
+        legacy_flow::run_plain(&conns, &mut pair, 2 << 8).await,
+        Ok(4)
+    );
+    let session = legacy_flow::open(&conns, &mut pair, 7).await.unwrap();
+    assert_eq!(
+        legacy_flow::plain(&conns, &mut pair, &session, 10).await,
+        Ok(1)
+    );
+    legacy_flow::close(&conns, &mut pair, &session)
+        .await
+        .unwrap();
+    pair.give(&conns);
 }

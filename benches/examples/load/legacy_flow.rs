@@ -1,5 +1,6 @@
 //! The 2025-era flows a legacy client runs against a server in a session (`Mcp-Session-Id`).
-//! The elicitation session is `initialize`, then `notifications/initialized`, then a
+//! The plain session is `initialize`, `notifications/initialized`, one `tools/call` and a
+//! `DELETE`. The elicitation session is `initialize`, then `notifications/initialized`, then a
 //! `tools/call` whose elicitation arrives as a real `elicitation/create` request on the call's
 //! SSE stream and is answered with a POST in the session, the result read from the same stream,
 //! and a DELETE that ends the session. The plain flow is one `tools/call` in a session the worker
@@ -270,6 +271,15 @@ pub async fn plain(
         return Err(format!("unexpected text {text:?}"));
     }
     Ok(requests)
+}
+
+/// One whole session with one plain call: `initialize`, `notifications/initialized`, a
+/// `tools/call` of `test_simple_text`, `DELETE`; the number of HTTP requests it took (four).
+pub async fn run_plain(conns: &Conns, pair: &mut Pair, base: u64) -> Result<u64, String> {
+    let session = open(conns, pair, base).await?;
+    let requests = plain(conns, pair, &session, base + 1).await?;
+    close(conns, pair, &session).await?;
+    Ok(requests + 3)
 }
 
 /// One whole session with one elicitation: `initialize`, `notifications/initialized`, a

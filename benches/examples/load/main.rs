@@ -508,9 +508,11 @@ async fn run(d: Duration, reps: usize, poll_idle: bool) -> Result<(), String> {
     for name in SERVERS {
         targets.push(Target::start(name).await?);
     }
-    // The floor (no MCP work), measured on the plain call beside the servers.
+    // The floor (canned bytes, no MCP work), measured on every flow beside the servers.
     let floor = Target::start("floor").await?;
-    generator::run(&floor.conns, &Flow::plain(), 32, Duration::from_millis(300)).await;
+    for flow in [Flow::plain(), Flow::elicitation(), Flow::multi_round()] {
+        warm_up(&floor, &flow, 32).await?;
+    }
     // Warm up every server (connections, allocator, lazy statics) and check they do the same job.
     for (s, t) in targets.iter().enumerate() {
         let mut flows = vec![Flow::plain(), Flow::elicitation(), Flow::multi_round()];
@@ -548,9 +550,7 @@ async fn run(d: Duration, reps: usize, poll_idle: bool) -> Result<(), String> {
                 measure(&targets[s], flow, *conc, d, &mut e2e_results[i][s]).await;
                 rss_after_run[s].push(targets[s].rss_kib().0);
             }
-            if flow.tool == Flow::plain().tool {
-                measure(&floor, flow, *conc, d, &mut floor_results[i]).await;
-            }
+            measure(&floor, flow, *conc, d, &mut floor_results[i]).await;
         }
         for (i, flow) in replay.iter().enumerate() {
             for &s in &main_order {
@@ -594,16 +594,14 @@ async fn run(d: Duration, reps: usize, poll_idle: bool) -> Result<(), String> {
             error_cell(ms, &all)
         );
     }
-    println!("\n#### The floor: the plain call against an HTTP server that does no MCP work (it answers every POST with a fixed result; `benches/examples/load/floor.rs`), measured in the same rotation. No server can beat it, so it bounds every ratio: at concurrency 1 the generator and the loopback round trip are most of a flow\n");
-    println!("| concurrency | floor flows/s | floor p50 / p99 / p99.9 ms | ours / floor flows/s | fixture / floor | rmcp / floor | rust-mcp-sdk / floor | highest ratio to rmcp any server could show (floor / rmcp) |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("\n#### The floors: every flow against an HTTP server that answers it with canned bytes and does no MCP work (the plain call's result; `input_required` with a form and a `requestState` of the size ours seals, then the next form or the result by the state's round; `benches/examples/load/floor.rs`), measured in the same rotation. No server can beat its floor, so the floor bounds every ratio: at concurrency 1 the generator and the loopback round trip are most of a flow\n");
+    println!("| flow | concurrency | floor flows/s | floor p50 / p99 / p99.9 ms | ours / floor flows/s | fixture / floor | rmcp / floor | rust-mcp-sdk / floor | highest ratio to rmcp any server could show (floor / rmcp) | CPU µs/req floor / ours |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for (((flow, conc), ms), fl) in e2e.iter().zip(&e2e_results).zip(&floor_results) {
-        if flow.tool != Flow::plain().tool {
-            continue;
-        }
         let [o, f, r, k] = ms;
         println!(
-            "| {} | {:.0} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {:.0} | {} | {} | {} | {} | {} | {} | {:.1} / {:.1} |",
+            flow.label,
             conc,
             fl.rate(),
             tail_cell(fl),
@@ -611,7 +609,9 @@ async fn run(d: Duration, reps: usize, poll_idle: bool) -> Result<(), String> {
             ratio(f.rate(), fl.rate()),
             ratio(r.rate(), fl.rate()),
             ratio(k.rate(), fl.rate()),
-            ratio(fl.rate(), r.rate())
+            ratio(fl.rate(), r.rate()),
+            fl.cpu_per(fl.all_requests),
+            o.cpu_per(o.all_requests)
         );
     }
     println!("\n#### Latency at a fixed offered load (open loop: flows start on schedule whether or not earlier ones finished; {reps} runs of {:.3} s per server; latency of a whole flow from its start)\n", d.as_secs_f64());
@@ -734,15 +734,15 @@ async fn run_c1(mode: C1, d: Duration, reps: usize) -> Result<(), String> {
             format!("on {cpus} CPUs with the host's idle states (`load halting`: nothing holds the CPU latency request, whose target is {target}; where an idle CPU halts (the machine line above says how long this host's vCPUs poll first), every request waits for the server's CPU and then the generator's to wake")
         }
     };
-    // ours, fixture, rmcp, then the floor, which serves the plain call only.
+    // ours, fixture, rmcp, then the floor (canned bytes for every flow).
     let names = ["ours", "fixture", "rmcp", "floor"];
     let mut targets = Vec::new();
     for name in names {
         targets.push(Target::start(name).await?);
     }
     let flows = [Flow::plain(), Flow::elicitation(), Flow::multi_round()];
-    let floor_too = |flow: &Flow| flow.tool == Flow::plain().tool;
-    // How many of the targets serve `flow`: the floor, last, only the plain call.
+    let floor_too = |_: &Flow| true;
+    // How many of the targets serve `flow`: all of them, the floor last.
     let serving = |flow: &Flow| names.len() - usize::from(!floor_too(flow));
     for flow in &flows {
         for t in &targets[..serving(flow)] {
@@ -774,7 +774,7 @@ async fn run_c1(mode: C1, d: Duration, reps: usize) -> Result<(), String> {
         .map(usize::to_string)
         .collect::<Vec<_>>()
         .join(", ");
-    println!("#### Concurrency {levels} {heading}; flows/s: median of {reps} runs of {:.3} s, servers taking turns; latency of a whole flow over all runs; CPU = server user+system time per HTTP request; the floor answers the plain call with no MCP work)\n", d.as_secs_f64());
+    println!("#### Concurrency {levels} {heading}; flows/s: median of {reps} runs of {:.3} s, servers taking turns; latency of a whole flow over all runs; CPU = server user+system time per HTTP request; the floor answers every flow with canned bytes and no MCP work)\n", d.as_secs_f64());
     println!("| flow | concurrency | ours flows/s | fixture flows/s | rmcp flows/s | floor flows/s | ratio ours/rmcp | ratio fixture/rmcp | ours p50 / p99 / p99.9 ms | fixture p50 / p99 / p99.9 ms | rmcp p50 / p99 / p99.9 ms | CPU µs/req ours / fixture / rmcp / floor | errors ours / fixture / rmcp |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for ((flow, conc), [o, f, r, fl]) in cells.iter().zip(&results) {
@@ -957,11 +957,12 @@ async fn run_otel(d: Duration, reps: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// The 2025-era flows: a plain `tools/call` in a session the worker holds, and a whole session
-/// with one elicitation.
+/// The 2025-era flows: a plain `tools/call` in a session the worker holds, a whole session
+/// with one plain call, and a whole session with one elicitation.
 #[derive(Clone, Copy, PartialEq)]
 enum Legacy {
     Plain,
+    PlainSession,
     Session,
 }
 
@@ -1009,23 +1010,24 @@ async fn measure_legacy(
     for w in 0..conc {
         let mut pair = legacy_flow::Pair::take(&conns).await?;
         let session = match flow {
-            Legacy::Session => None,
+            Legacy::Session | Legacy::PlainSession => None,
             Legacy::Plain => Some(legacy_flow::open(&conns, &mut pair, w as u64).await?),
         };
-        slots.push((pair, session));
+        slots.push((pair, session, flow));
     }
     let slots = measure_slots(t, slots, d, into, |conns, slots, w, base| {
         Box::pin(async move {
             let mut slot = slots[w].lock().await;
-            let (pair, session) = &mut *slot;
-            match session {
-                None => legacy_flow::run(&conns, pair, base).await,
-                Some(session) => legacy_flow::plain(&conns, pair, session, base).await,
+            let (pair, session, flow) = &mut *slot;
+            match (session, *flow) {
+                (Some(session), _) => legacy_flow::plain(&conns, pair, session, base).await,
+                (None, Legacy::PlainSession) => legacy_flow::run_plain(&conns, pair, base).await,
+                (None, _) => legacy_flow::run(&conns, pair, base).await,
             }
         })
     })
     .await?;
-    for (mut pair, session) in slots {
+    for (mut pair, session, _) in slots {
         if let Some(session) = session {
             legacy_flow::close(&conns, &mut pair, &session).await?;
         }
@@ -1043,18 +1045,26 @@ async fn run_legacy(
     reps: usize,
 ) -> Result<(), String> {
     // With LOAD_FIXTURE_EXE, another build's bench server is a third side (its own table).
+    // The floor (canned bytes, no MCP work) is the third side; with LOAD_FIXTURE_EXE, another
+    // build's bench server is a fourth (its own table).
     let mut targets = vec![
         Target::start("ours").await?,
         Target::start("rmcp-legacy").await?,
+        Target::start("floor").await?,
     ];
     if baseline().is_some() {
         targets.push(Target::start("fixture").await?);
     }
     let flows: &[Legacy] = match only {
         "plain" => &[Legacy::Plain],
+        "plain-session" => &[Legacy::PlainSession],
         "session" => &[Legacy::Session],
-        "" => &[Legacy::Plain, Legacy::Session],
-        other => return Err(format!("no legacy flow {other}; plain or session")),
+        "" => &[Legacy::Plain, Legacy::PlainSession, Legacy::Session],
+        other => {
+            return Err(format!(
+                "no legacy flow {other}; plain, plain-session or session"
+            ))
+        }
     };
     for t in &targets {
         for &flow in flows {
@@ -1102,35 +1112,43 @@ async fn run_legacy(
         |m: &Merged| m.cpu_per(m.all_requests) * m.requests as f64 / m.flows.max(1) as f64;
     let label = |flow: &Legacy| match flow {
         Legacy::Plain => "plain tools/call",
+        Legacy::PlainSession => "plain session",
         Legacy::Session => "elicitation session",
     };
     println!("#### A 2025-11-25 client over streamable HTTP, in sessions: this project's bench server against rmcp 3.11's legacy session mode (flows/s: median of {reps} runs of {:.3} s; p50 / p99 of a whole flow over all runs; CPU = server user+system time per flow, summed over all runs; generator = the load generator's own CPU per flow, on its one thread)
 ", d.as_secs_f64());
-    println!("The plain call is one `tools/call` of `test_simple_text` in a session the worker opened before the timed window. The elicitation session is a whole session: `initialize`, `notifications/initialized`, a `tools/call` whose `elicitation/create` arrives on the call's SSE stream and is answered by a POST, then `DELETE` (5 requests).
+    println!("The plain call is one `tools/call` of `test_simple_text` in a session the worker opened before the timed window. The plain session is a whole session around it: `initialize`, `notifications/initialized`, the call, `DELETE` (4 requests). The elicitation session is a whole session: `initialize`, `notifications/initialized`, a `tools/call` whose `elicitation/create` arrives on the call's SSE stream and is answered by a POST, then `DELETE` (5 requests). The floor answers every request with canned bytes and does no MCP work (`benches/examples/load/floor.rs`), in the same rotation.
 ");
-    println!("| flow | concurrency | ours flows/s | rmcp flows/s | ratio ours/rmcp | ours p50 / p99 ms | rmcp p50 / p99 ms | ours CPU µs/flow | rmcp CPU µs/flow | ratio rmcp/ours | generator µs/flow ours / rmcp | errors ours / rmcp |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| flow | concurrency | ours flows/s | rmcp flows/s | floor flows/s | ratio ours/rmcp | ours / floor | rmcp / floor | ours p50 / p99 ms | rmcp p50 / p99 ms | floor p50 / p99 ms | ours CPU µs/flow | rmcp CPU µs/flow | floor CPU µs/flow | ratio rmcp/ours | generator µs/flow ours / rmcp | errors ours / rmcp / floor |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (flow, rows) in flows.iter().zip(&results) {
         for (conc, sides) in concurrency.iter().zip(rows) {
-            let (o, r) = (&sides[0], &sides[1]);
+            let (o, r, fl) = (&sides[0], &sides[1], &sides[2]);
             println!(
-                "| {} | {} | {:.0} | {:.0} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.0} | {:.0} | {} | {:.0} / {:.0} | {} / {} |",
+                "| {} | {} | {:.0} | {:.0} | {:.0} | {} | {} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} / {:.2} | {:.0} | {:.0} | {:.0} | {} | {:.0} / {:.0} | {} / {} / {} |",
                 label(flow),
                 conc,
                 o.rate(),
                 r.rate(),
+                fl.rate(),
                 ratio(o.rate(), r.rate()),
+                ratio(o.rate(), fl.rate()),
+                ratio(r.rate(), fl.rate()),
                 o.ms(0.5),
                 o.ms(0.99),
                 r.ms(0.5),
                 r.ms(0.99),
+                fl.ms(0.5),
+                fl.ms(0.99),
                 per_flow(o),
                 per_flow(r),
+                per_flow(fl),
                 ratio(per_flow(r), per_flow(o)),
                 o.generator_per_flow(),
                 r.generator_per_flow(),
                 o.errors,
-                r.errors
+                r.errors,
+                fl.errors
             );
         }
     }
@@ -1139,7 +1157,7 @@ async fn run_legacy(
         "\nServer RSS (KiB) after warm-up and at the end: ours {} and {}, rmcp {} and {}.",
         rss_start[0], rss_end[0], rss_start[1], rss_end[1]
     );
-    if let Some(other) = baseline().filter(|_| targets.len() > 2) {
+    if let Some(other) = baseline().filter(|_| targets.len() > 3) {
         println!(
             "\nThis build against `{} serve ours` (LOAD_FIXTURE_EXE), in the same rotation:\n",
             other.display()
@@ -1148,7 +1166,7 @@ async fn run_legacy(
         println!("|---|---|---|---|---|---|---|---|---|");
         for (flow, rows) in flows.iter().zip(&results) {
             for (conc, sides) in concurrency.iter().zip(rows) {
-                let (o, b) = (&sides[0], &sides[2]);
+                let (o, b) = (&sides[0], &sides[3]);
                 println!(
                     "| {} | {} | {:.0} | {:.0} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.0} / {:.0} | {} / {} |",
                     label(flow),
