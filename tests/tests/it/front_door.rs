@@ -49,7 +49,7 @@ fn the_readme_is_a_front_page() {
 fn benchmarks_is_a_report() {
     let text = read("BENCHMARKS.md");
     let n = text.lines().count();
-    assert!(n <= 430, "BENCHMARKS.md has {n} lines");
+    assert!(n <= 480, "BENCHMARKS.md has {n} lines");
 }
 
 /// Every file git tracks (or, outside a git checkout, every file under the root but `target`).
