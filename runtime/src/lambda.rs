@@ -1,4 +1,4 @@
-//! Serving a [`Server`] as an AWS Lambda function (feature `lambda`): the same handlers, their
+//! Serving a [`Server`](crate::Server) as an AWS Lambda function (feature `lambda`): the same handlers, their
 //! multi-round flows resumed by whichever function instance the next round reaches.
 //!
 //! ```no_run

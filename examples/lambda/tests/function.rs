@@ -162,7 +162,7 @@ fn replacing_client(
     current: Arc<Mutex<Option<Function>>>,
     replaced: Arc<AtomicUsize>,
 ) -> Client {
-    Client::http(&emulator.url()).with_input(
+    Client::http(emulator.url()).with_input(
         caps(),
         move |_key: &str, request: InputRequest| -> oxmcp::BoxFuture<Result<Value, ClientError>> {
             tokio::task::block_in_place(|| {

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 #[cfg(feature = "jwks-url")]
 use std::time::Duration;
 
-/// Where a [`JwtVerifier`] gets its JSON Web Key Set (a JSON document `{"keys": [...]}`).
+/// Where a [`JwtVerifier`](super::JwtVerifier) gets its JSON Web Key Set (a JSON document `{"keys": [...]}`).
 pub trait JwksSource: Send + Sync + 'static {
     /// The current key set.
     fn fetch(&self) -> BoxFuture<Result<String, AuthError>>;
