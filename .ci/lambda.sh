@@ -16,7 +16,6 @@ if ! cargo lambda --version 2>/dev/null | grep -q "$CARGO_LAMBDA_VERSION"; then
 fi
 cargo lambda --version
 
-cargo test -q -p oxmcp --features lambda --lib lambda::
 cargo test -q -p oxmcp-lambda-example
 
 dir=target/conformance

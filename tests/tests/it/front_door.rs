@@ -175,8 +175,23 @@ fn project_files_speak_of_the_project_only() {
     assert!(found.is_empty(), "{found:#?}");
 }
 
-/// Build the quickstart example and return its executable.
+/// The quickstart example's executable: the one `cargo test` built beside this test binary
+/// (it builds the examples of the packages it tests) when it is newer than the example's
+/// source, else built now.
 fn quickstart() -> PathBuf {
+    let built = std::env::current_exe().ok().and_then(|exe| {
+        let dir = exe.parent()?.parent()?.join("examples");
+        Some(dir.join(format!("quickstart{}", std::env::consts::EXE_SUFFIX)))
+    });
+    let modified = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    if let Some(built) = built {
+        let source = root().join("runtime/examples/quickstart.rs");
+        if let (Some(b), Some(s)) = (modified(&built), modified(&source)) {
+            if b >= s {
+                return built;
+            }
+        }
+    }
     let out = std::process::Command::new(env!("CARGO"))
         .args([
             "build",
