@@ -226,7 +226,7 @@ impl Builder {
     pub fn install(self) -> Result<Telemetry, OtelError> {
         use tracing_subscriber::layer::SubscriberExt;
         use tracing_subscriber::util::SubscriberInitExt;
-        let (telemetry, layer) = self.activate::<tracing_subscriber::Registry>();
+        let (telemetry, layer) = self.layer::<tracing_subscriber::Registry>();
         let stderr = telemetry.stderr_logs.then(crate::logging::stderr_layer);
         tracing_subscriber::registry()
             .with(layer)
@@ -243,23 +243,6 @@ impl Builder {
     /// propagators as [`Builder::install`] does, and give the layer to add to that subscriber
     /// (it sends the application's `tracing` spans of the level `RUST_LOG` allows to the tracer).
     pub fn layer<S>(
-        self,
-    ) -> (
-        Telemetry,
-        Box<dyn tracing_subscriber::Layer<S> + Send + Sync>,
-    )
-    where
-        S: tracing::Subscriber
-            + for<'span> tracing_subscriber::registry::LookupSpan<'span>
-            + Send
-            + Sync,
-    {
-        let (telemetry, layer) = self.activate::<S>();
-        (telemetry, layer)
-    }
-
-    /// Install the providers and propagators, turn recording on, and make the span layer.
-    fn activate<S>(
         self,
     ) -> (
         Telemetry,
