@@ -49,8 +49,9 @@ impl Emulator {
         format!("http://127.0.0.1:{}/lambda-url/_/mcp", self.port)
     }
 
-    /// A fresh function process sealing with `keys`, ready for its first event.
-    fn function(&self, keys: &str, env: &[(&str, &str)]) -> Function {
+    /// The example function's command, told of this emulator, sealing with `keys` (none:
+    /// `MCP_STATE_KEYS` unset), with no task store and the default response mode.
+    fn command(&self, keys: Option<&str>) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_oxmcp-lambda-example"));
         command
             .env("AWS_LAMBDA_FUNCTION_NAME", "_")
@@ -61,12 +62,20 @@ impl Emulator {
                 format!("http://127.0.0.1:{}/.rt", self.port),
             )
             .env("AWS_REGION", "eu-west-1")
-            .env("MCP_STATE_KEYS", keys)
             .env("RUST_LOG", "info")
+            .env_remove("MCP_STATE_KEYS")
             .env_remove("MCP_TASK_STORE")
-            .env_remove("MCP_LAMBDA_RESPONSES")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
+            .env_remove("MCP_LAMBDA_RESPONSES");
+        if let Some(keys) = keys {
+            command.env("MCP_STATE_KEYS", keys);
+        }
+        command
+    }
+
+    /// A fresh function process sealing with `keys`, ready for its first event.
+    fn function(&self, keys: &str, env: &[(&str, &str)]) -> Function {
+        let mut command = self.command(Some(keys));
+        command.stdout(Stdio::null()).stderr(Stdio::piped());
         for (name, value) in env {
             command.env(name, value);
         }
@@ -457,30 +466,16 @@ async fn a_buffered_function_answers_api_gateway_events_and_refuses_endless_stre
 #[test]
 fn a_function_without_shared_keys_refuses_to_start_and_says_why() {
     let emulator = Emulator::start();
-    let out = Command::new(env!("CARGO_BIN_EXE_oxmcp-lambda-example"))
-        .env("AWS_LAMBDA_FUNCTION_NAME", "_")
-        .env("AWS_LAMBDA_FUNCTION_VERSION", "1")
-        .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "1024")
-        .env(
-            "AWS_LAMBDA_RUNTIME_API",
-            format!("http://127.0.0.1:{}/.rt", emulator.port),
-        )
-        .env_remove("MCP_STATE_KEYS")
-        .env_remove("MCP_TASK_STORE")
+    let out = emulator
+        .command(None)
         .output()
         .expect("the example function runs");
     assert!(!out.status.success());
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("MCP_STATE_KEYS"), "{said}");
     // A malformed ring is named as such, not taken for no ring.
-    let out = Command::new(env!("CARGO_BIN_EXE_oxmcp-lambda-example"))
-        .env("AWS_LAMBDA_FUNCTION_NAME", "_")
-        .env(
-            "AWS_LAMBDA_RUNTIME_API",
-            format!("http://127.0.0.1:{}/.rt", emulator.port),
-        )
-        .env("MCP_STATE_KEYS", "1:not-hex")
-        .env_remove("MCP_TASK_STORE")
+    let out = emulator
+        .command(Some("1:not-hex"))
         .output()
         .expect("the example function runs");
     assert!(!out.status.success());
