@@ -30,7 +30,7 @@ impl Kind {
     fn expected_options(self) -> &'static str {
         match self {
             Kind::Tool => {
-                "name, title, description, annotations(...), scopes, task, task_start or crate"
+                "name, title, description, annotations(...), scopes, task, task_start, trace_payloads or crate"
             }
             Kind::Prompt => "name, title, description or crate",
             Kind::Resource => "uri, name, title, description, mime_type or crate",
@@ -56,6 +56,8 @@ pub struct Options {
     pub task: Option<LitStr>,
     /// Where the task starts (`task_start = "call" | "explicit"`).
     pub task_start: Option<LitStr>,
+    /// `trace_payloads`: the tool's telemetry records its arguments and result (tools only).
+    pub trace_payloads: Option<proc_macro2::Span>,
 }
 
 /// The names of the annotation hints, in the order of `Options::hints`.
@@ -185,6 +187,16 @@ fn parse_options(cx: &Ctxt, kind: Kind, attr: TokenStream) -> Options {
                     cx.syn_error(syn::Error::new(v.span(), "`task_start` is \"call\" or \"explicit\""));
                 }
                 set_once(&mut o.task_start, v, &meta, cx)
+            }
+            (Kind::Tool, "trace_payloads") => {
+                if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                    // Skip the value, so the options after this one are still read.
+                    if meta.input.peek(syn::Token![=]) {
+                        let _: syn::Expr = meta.value()?.parse()?;
+                    }
+                    cx.syn_error(meta.error("`trace_payloads` takes no value: write it alone to record the tool's arguments and result in its telemetry"));
+                }
+                set_once(&mut o.trace_payloads, meta.path.span(), &meta, cx)
             }
             (Kind::Resource, "uri") => set_once(&mut o.uri, lit_str(&meta)?, &meta, cx),
             (Kind::Resource, "mime_type") => {

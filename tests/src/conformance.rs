@@ -41,8 +41,9 @@ fn who(answer: Elicited<NameForm>) -> String {
     }
 }
 
-/// Asks the user's name, then greets them.
-#[mcp_tool]
+/// Asks the user's name, then greets them. Its telemetry records its arguments and result
+/// (`trace_payloads`); the answer it elicits is never among them.
+#[mcp_tool(trace_payloads)]
 pub async fn test_input_required_result_elicitation() -> Result<String, ToolError> {
     let name = who(elicit::<NameForm>("What is your name?")
         .key("user_name")

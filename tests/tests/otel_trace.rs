@@ -111,10 +111,18 @@ async fn a_flow_through_the_client_and_the_server_is_one_trace() {
     }
     for s in &server_spans {
         assert_eq!(s.trace_id, root.trace_id, "one trace");
-        assert!(
-            client_spans.iter().any(|c| c.span_id == s.parent_span_id),
-            "the server span {} is the child of a client span",
-            hex(&s.span_id)
-        );
+        let parent = client_spans
+            .iter()
+            .find(|c| c.span_id == s.parent_span_id)
+            .unwrap_or_else(|| {
+                panic!(
+                    "the server span {} is the child of a client span",
+                    hex(&s.span_id)
+                )
+            });
+        // Both sides name the JSON-RPC id of the request between them.
+        let id = attr(&parent.attributes, "jsonrpc.request.id");
+        assert!(id.is_some(), "{parent:#?}");
+        assert_eq!(attr(&s.attributes, "jsonrpc.request.id"), id);
     }
 }

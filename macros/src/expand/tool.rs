@@ -1,4 +1,5 @@
-//! `#[mcp_tool]`: the `ToolHandler` implementation (listing with hints, scopes and task support; the call).
+//! `#[mcp_tool]`: the `ToolHandler` implementation (listing with hints, scopes, task support and
+//! telemetry of payloads; the call).
 
 use super::Shared;
 use proc_macro2::TokenStream;
@@ -53,6 +54,11 @@ pub(super) fn imp(s: &Shared<'_>) -> TokenStream {
             }
         }
     });
+    let trace_payloads = m.opts.trace_payloads.map(|_| {
+        quote! {
+            fn trace_payloads(&self) -> bool { true }
+        }
+    });
     let into = quote_spanned!(ret_span=> <#ret_ty as #rt::handler::IntoToolResult>);
     let body = s.boxed(quote! {
         #parse
@@ -82,6 +88,7 @@ pub(super) fn imp(s: &Shared<'_>) -> TokenStream {
             #needs
             #scopes
             #task
+            #trace_payloads
         }
     }
 }

@@ -229,6 +229,11 @@ impl Client {
                             return Err(ClientError::protocol("the server left the 2025 protocol"));
                         };
                         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+                        // The span names the id the request was first sent with.
+                        #[cfg(feature = "otel")]
+                        if renewals == 0 && resent == 0 {
+                            crate::otel::client_request_id(id);
+                        }
                         let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": &params});
                         match self
                             .post_in_session(url, http, version, session.as_deref(), &msg)
@@ -273,6 +278,8 @@ impl Client {
                 }
                 Transport::Stdio { .. } | Transport::InProcess { .. } => {
                     let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+                    #[cfg(feature = "otel")]
+                    crate::otel::client_request_id(id);
                     self.send(
                         &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
                     )
@@ -295,6 +302,8 @@ impl Client {
             }
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        #[cfg(feature = "otel")]
+        crate::otel::client_request_id(id);
         let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let mut resent = 0;
         let mut reply = loop {

@@ -57,8 +57,8 @@ pub(crate) use meters::session_ended;
 pub(crate) use spans::trace_headers;
 #[allow(unused_imports)]
 pub(crate) use spans::{
-    client_span, flow_link, link_task, replayed_step, seal_flow, server_span, step_span,
-    task_context, task_run_span, ServerSpan, Target,
+    client_request_id, client_span, flow_link, link_task, replayed_step, seal_flow, server_span,
+    step_span, task_context, task_run_span, Payloads, ServerSpan, Target,
 };
 
 use crate::wire::Cause;

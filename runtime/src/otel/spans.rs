@@ -83,23 +83,32 @@ pub(crate) enum Target<'a> {
     Task(&'a str),
 }
 
+/// The arguments of a call whose tool opted in to having them and its result recorded
+/// ([`ToolHandler::trace_payloads`](crate::handler::ToolHandler::trace_payloads)); none when
+/// the call has none.
+pub(crate) struct Payloads<'a>(pub(crate) Option<&'a Map<String, Value>>);
+
 /// The SERVER span of one request, with what its duration is recorded under.
 pub(crate) struct ServerSpan {
     /// The context holding the span: the request's handler runs in it.
     pub(crate) cx: Context,
     started: Instant,
     labels: Vec<KeyValue>,
+    /// Whether the call's result is recorded on the span (its tool opted in).
+    payloads: bool,
 }
 
 /// The SERVER span of a request for `method` about `target`, with request id `id` and `_meta`
 /// `meta`, that came `via` a transport. Its parent is the context in `_meta`, linked to the HTTP
-/// request's own context where that differs; else the HTTP request's context; else none.
+/// request's own context where that differs; else the HTTP request's context; else none. With
+/// `payloads` (a tool that opted in), the arguments are recorded, and the result when it ends.
 pub(crate) fn server_span(
     method: &'static str,
     target: Target<'_>,
     id: Option<&RequestId>,
     meta: Option<&RequestMetaObject>,
     via: &Via,
+    payloads: Option<Payloads<'_>>,
 ) -> ServerSpan {
     // Names stay low in cardinality: a target is named only when the server has it.
     let name = match target {
@@ -134,6 +143,12 @@ pub(crate) fn server_span(
     }
     if let Some(id) = id {
         attributes.push(named("jsonrpc.request.id", id_text(id)));
+    }
+    if let Some(Payloads(arguments)) = &payloads {
+        let text = arguments
+            .and_then(|a| serde_json::to_string(a).ok())
+            .unwrap_or_else(|| "{}".to_string());
+        attributes.push(named("gen_ai.tool.call.arguments", text));
     }
     if let Some(meta) = meta {
         // The versions this server speaks are static; another is the client's own text.
@@ -182,6 +197,7 @@ pub(crate) fn server_span(
         cx,
         started: Instant::now(),
         labels,
+        payloads: payloads.is_some(),
     }
 }
 
@@ -195,8 +211,13 @@ impl ServerSpan {
                 Some((e.error.code.to_string(), Some(e.error.message.clone())))
             }
             Some(Reply::Result(_, result)) => match &**result {
-                ServerResult::CallToolResult(r) if r.is_error == Some(true) => {
-                    Some(("tool_error".to_string(), None))
+                ServerResult::CallToolResult(r) => {
+                    if self.payloads {
+                        if let Ok(text) = serde_json::to_string(r) {
+                            span.set_attribute(named("gen_ai.tool.call.result", text));
+                        }
+                    }
+                    (r.is_error == Some(true)).then(|| ("tool_error".to_string(), None))
                 }
                 ServerResult::InputRequiredResult(_) => {
                     span.set_attribute(named("oxmcp.input_required", true));
@@ -498,6 +519,16 @@ pub(crate) fn client_span(method: &str, params: &mut Map<String, Value>) -> Opti
         started: Instant::now(),
         labels,
     })
+}
+
+/// Record `id`, the JSON-RPC id the client gave the request it is sending, on the current
+/// CLIENT span (the request is sent in that span's context).
+pub(crate) fn client_request_id(id: i64) {
+    if active() {
+        Context::current()
+            .span()
+            .set_attribute(named("jsonrpc.request.id", id.to_string()));
+    }
 }
 
 impl ClientSpan {

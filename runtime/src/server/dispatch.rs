@@ -112,9 +112,15 @@ impl Server {
             Incoming::Request(r) => {
                 let (method, _) = head(r);
                 let registry = self.registry();
+                // The arguments, only for a tool whose author opted in.
+                let mut arguments = None;
                 let target = match &**r {
                     ClientRequest::CallToolRequest(c) => {
-                        Target::Tool(&c.params.name, registry.tools.contains_key(&c.params.name))
+                        let tool = registry.tools.get(&c.params.name);
+                        if tool.is_some_and(|t| t.handler.trace_payloads()) {
+                            arguments = Some(crate::otel::Payloads(c.params.arguments.as_ref()));
+                        }
+                        Target::Tool(&c.params.name, tool.is_some())
                     }
                     ClientRequest::GetPromptRequest(p) => Target::Prompt(
                         &p.params.name,
@@ -129,6 +135,7 @@ impl Server {
                     Some(crate::wire::request_id(r)),
                     Some(crate::wire::request_meta(r)),
                     via,
+                    arguments,
                 ))
             }
             Incoming::Extension(r) => {
@@ -148,6 +155,7 @@ impl Server {
                     Some(&r.id),
                     Some(&r.meta),
                     via,
+                    None,
                 ))
             }
             _ => None,

@@ -276,6 +276,9 @@ async fn the_fixture_exports_server_spans_and_metrics_by_the_mcp_conventions() {
     );
     assert_eq!(attr(&plain.attributes, "network.transport"), Some("tcp"));
     assert!(attr(&plain.attributes, "error.type").is_none());
+    // A tool that did not opt in: neither its arguments nor its result leave.
+    assert!(attr(&plain.attributes, "gen_ai.tool.call.arguments").is_none());
+    assert!(attr(&plain.attributes, "gen_ai.tool.call.result").is_none());
 
     // The rounds: each parented on its own caller span, the second linked to the first, and
     // both naming the same flow.
@@ -298,6 +301,40 @@ async fn the_fixture_exports_server_spans_and_metrics_by_the_mcp_conventions() {
             .any(|l| l.span_id == a.span_id && l.trace_id == a.trace_id),
         "the second round links to the first: {b:#?}"
     );
+    // The tool opted in (`trace_payloads`): each round records the arguments, the last the
+    // result; the first round's `input_required` (with its `requestState`) and the answer
+    // elicited in between are recorded nowhere.
+    for round in [a, b] {
+        assert_eq!(
+            attr(&round.attributes, "gen_ai.tool.call.arguments"),
+            Some("{}")
+        );
+    }
+    assert!(attr(&a.attributes, "gen_ai.tool.call.result").is_none());
+    let result: Value = serde_json::from_str(
+        attr(&b.attributes, "gen_ai.tool.call.result").expect("the result is recorded"),
+    )
+    .unwrap();
+    assert_eq!(result["content"][0]["text"], "Hello, Ada!");
+    for round in [a, b] {
+        for kv in &round.attributes {
+            let text = match kv.value.as_ref().and_then(|v| v.value.as_ref()) {
+                Some(any_value::Value::StringValue(text)) => text.as_str(),
+                _ => continue,
+            };
+            let greeting = kv.key == "gen_ai.tool.call.result" && text.contains("Hello, Ada!");
+            assert!(
+                greeting || !text.contains("Ada"),
+                "{} leaks the elicited answer: {text}",
+                kv.key
+            );
+            assert!(
+                !text.contains("user_name") && !text.contains("requestState"),
+                "{} leaks the ask or the state: {text}",
+                kv.key
+            );
+        }
+    }
     let flow = attr(&a.attributes, "oxmcp.flow.id").expect("a flow id");
     assert_eq!(attr(&b.attributes, "oxmcp.flow.id"), Some(flow));
     let asked = a
