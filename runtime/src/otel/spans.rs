@@ -330,42 +330,63 @@ fn flow_id(sc: &SpanContext) -> String {
     format!("{}-{}", sc.trace_id(), sc.span_id())
 }
 
+/// Where a round stands in its MRTR flow, for the state it may seal.
+pub(crate) enum Flow {
+    /// A first round: if it suspends, the current span becomes the flow's first.
+    First,
+    /// A later round: the first round's entry, sealed again as it came.
+    Later(Recorded),
+}
+
 /// On a round of an MRTR call, with the journal its `requestState` opened: take the flow's first
-/// round out of the journal and link the current request's span to it, or, on a first round,
-/// take the current span as the flow's first. The entry to seal into the next state, if any.
-pub(crate) fn flow_link(journal: &mut Journal) -> Option<Recorded> {
+/// round out of the journal and link the current request's span to it. A first round does
+/// nothing yet: most calls complete in one round, and only one that suspends starts a flow
+/// ([`seal_flow`]).
+pub(crate) fn flow_link(journal: &mut Journal) -> Option<Flow> {
     let recorded = journal.shift_remove(FLOW);
     if !active() {
-        return recorded;
+        return recorded.map(Flow::Later);
     }
-    let cx = Context::current();
-    let span = cx.span();
-    let first = recorded
-        .as_ref()
-        .and_then(|r| serde_json::from_str::<String>(r.get()).ok())
+    let Some(recorded) = recorded else {
+        return Some(Flow::First);
+    };
+    let first = serde_json::from_str::<String>(recorded.get())
+        .ok()
         .and_then(|text| span_context(&text));
     match first {
         Some(first) => {
+            let cx = Context::current();
+            let span = cx.span();
             span.set_attribute(named("oxmcp.flow.id", flow_id(&first)));
             span.add_link(first, Vec::new());
-            recorded
+            Some(Flow::Later(recorded))
         }
-        None => {
-            let sc = span.span_context().clone();
-            if !sc.is_valid() {
-                return None;
-            }
-            span.set_attribute(named("oxmcp.flow.id", flow_id(&sc)));
-            Recorded::of(&traceparent(&sc)).ok()
-        }
+        // Not a span context this server wrote: the flow starts again here.
+        None => Some(Flow::First),
     }
 }
 
-/// Put a flow's first round back into the journal a suspended round seals.
-pub(crate) fn seal_flow(journal: &mut Journal, flow: Option<Recorded>) {
-    if let Some(flow) = flow {
-        journal.insert(FLOW.to_string(), flow);
-    }
+/// Put the flow's first round into the journal a suspended round seals: the entry a later round
+/// brought, or, on a first round, the current span's context (which then names the flow).
+pub(crate) fn seal_flow(journal: &mut Journal, flow: Option<Flow>) {
+    let recorded = match flow {
+        Some(Flow::Later(recorded)) => recorded,
+        Some(Flow::First) => {
+            let cx = Context::current();
+            let span = cx.span();
+            let sc = span.span_context().clone();
+            if !sc.is_valid() {
+                return;
+            }
+            span.set_attribute(named("oxmcp.flow.id", flow_id(&sc)));
+            match Recorded::of(&traceparent(&sc)) {
+                Ok(recorded) => recorded,
+                Err(_) => return,
+            }
+        }
+        None => return,
+    };
+    journal.insert(FLOW.to_string(), recorded);
 }
 
 /// The `traceparent` of the current request's span, for a task record to keep as the call that

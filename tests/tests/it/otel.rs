@@ -276,6 +276,8 @@ async fn the_fixture_exports_server_spans_and_metrics_by_the_mcp_conventions() {
     );
     assert_eq!(attr(&plain.attributes, "network.transport"), Some("tcp"));
     assert!(attr(&plain.attributes, "error.type").is_none());
+    // A call answered in one round starts no flow.
+    assert!(attr(&plain.attributes, "oxmcp.flow.id").is_none());
     // A tool that did not opt in: neither its arguments nor its result leave.
     assert!(attr(&plain.attributes, "gen_ai.tool.call.arguments").is_none());
     assert!(attr(&plain.attributes, "gen_ai.tool.call.result").is_none());
