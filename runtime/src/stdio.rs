@@ -251,7 +251,6 @@ where
         principal,
         limits,
     } = config;
-    let principal = principal.map(Arc::new);
     // Replies and notifications share one writer, so each is written whole on its own line,
     // and a request's notifications come before its reply. The queue is bounded: replies wait
     // for room, notifications that find none are dropped (a listen stream ends).
@@ -262,16 +261,20 @@ where
         }
         Ok::<(), std::io::Error>(())
     });
+    let mut connection = Connection {
+        server,
+        principal: principal.map(Arc::new),
+        limits,
+        out,
+        in_flight: Arc::default(),
+        tasks: tokio::task::JoinSet::new(),
+        session: None,
+        forwarder: None,
+    };
     let mut reader = LineReader::new(reader);
     let mut raw = Vec::new();
-    let mut tasks = tokio::task::JoinSet::new();
-    // Requests in flight by id, so `notifications/cancelled` can stop them.
-    let in_flight: Arc<Mutex<HashMap<String, InFlight>>> = Arc::default();
     let mut shutdown = std::pin::pin!(shutdown);
-    // Set when the connection opens a 2025 session with `initialize`.
-    let mut session: Option<Arc<Session>> = None;
     let mut decided = false;
-    let mut forwarder: Option<tokio::task::JoinHandle<()>> = None;
     loop {
         let line = tokio::select! {
             biased;
@@ -285,7 +288,7 @@ where
             Line::End => break,
             Line::TooLong => {
                 let why = format!("message longer than {max_line} bytes");
-                refuse(&out, Error::invalid_request(why)).await;
+                refuse(&connection.out, Error::invalid_request(why)).await;
                 continue;
             }
             Line::Fits => {}
@@ -294,64 +297,109 @@ where
             continue;
         }
         if std::str::from_utf8(&raw).is_err() {
-            refuse(&out, Error::parse_error("parse error: not UTF-8")).await;
+            refuse(
+                &connection.out,
+                Error::parse_error("parse error: not UTF-8"),
+            )
+            .await;
             continue;
         }
         // The first message decides the era: a 2025-era `initialize` pins the connection to a
         // 2025-era session; anything else makes it 2026, and later lines are not looked at.
-        let first = !decided;
-        decided = true;
-        if first && raw.windows(12).any(|w| w == b"\"initialize\"") {
-            // Read as over HTTP: without a JSON tree when it can be, else as a tree.
-            let opening = match server
-                .serves_sessions()
-                .then(|| SessionInitialize::read(&raw, limits.session_bytes))
-                .flatten()
-            {
-                Some(read) => Some(server.initialize_read(read, &limits.session())),
-                None => serde_json::from_slice::<Value>(&raw)
-                    .ok()
-                    .filter(is_session_initialize)
-                    .map(|value| server.initialize(value, &limits.session())),
-            };
-            if let Some((reply, opened)) = opening {
-                out.deliver(reply).await;
-                if let Some(opened) = opened {
-                    let (server, opened2, out) = (server.clone(), opened.clone(), out.clone());
-                    forwarder = Some(tokio::spawn(async move {
-                        server.forward_changes(&opened2, &out).await;
-                    }));
-                    session = Some(opened);
-                }
-                continue;
-            }
-        }
-        if let Some(session) = &session {
-            serve_session_line(
-                &server,
-                session,
-                &raw,
-                principal.clone(),
-                &out,
-                &in_flight,
-                &mut tasks,
-            )
-            .await;
-            while tasks.try_join_next().is_some() {}
+        let first = !std::mem::replace(&mut decided, true);
+        if first && connection.opened_session(&raw).await {
             continue;
         }
-        let incoming = server.read(&raw);
+        connection.serve_line(&raw).await;
+        // Finished tasks are reaped as the loop goes, so a long session keeps none of them.
+        while connection.tasks.try_join_next().is_some() {}
+    }
+    let out = connection.stop().await;
+    // What telemetry still holds is sent before the process exits.
+    #[cfg(feature = "otel")]
+    crate::otel::flush().await;
+    drop(out);
+    writer_task.await.map_err(std::io::Error::other)?
+}
+
+/// What one stdio connection serves with: its server and caller, the writer's queue, the
+/// requests in flight, and, once `initialize` opened one, its 2025 session.
+struct Connection {
+    server: Arc<Server>,
+    principal: Option<Arc<Principal>>,
+    limits: Limits,
+    out: Notifier,
+    /// Requests in flight by id, so `notifications/cancelled` can stop them.
+    in_flight: Arc<Mutex<HashMap<String, InFlight>>>,
+    tasks: tokio::task::JoinSet<()>,
+    /// Set when the connection opens a 2025 session with `initialize`.
+    session: Option<Arc<Session>>,
+    /// The session's forwarder of list and resource changes.
+    forwarder: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Connection {
+    /// On the first line: whether it was a 2025 `initialize`, now answered (and the session
+    /// opened, unless it was refused). Anything else leaves the connection in 2026.
+    async fn opened_session(&mut self, raw: &[u8]) -> bool {
+        if !raw.windows(12).any(|w| w == b"\"initialize\"") {
+            return false;
+        }
+        let (server, limits) = (&self.server, &self.limits);
+        // Read as over HTTP: without a JSON tree when it can be, else as a tree.
+        let opening = match server
+            .serves_sessions()
+            .then(|| SessionInitialize::read(raw, limits.session_bytes))
+            .flatten()
+        {
+            Some(read) => Some(server.initialize_read(read, &limits.session())),
+            None => serde_json::from_slice::<Value>(raw)
+                .ok()
+                .filter(is_session_initialize)
+                .map(|value| server.initialize(value, &limits.session())),
+        };
+        let Some((reply, opened)) = opening else {
+            return false;
+        };
+        self.out.deliver(reply).await;
+        if let Some(opened) = opened {
+            let (server, session, out) = (server.clone(), opened.clone(), self.out.clone());
+            self.forwarder = Some(tokio::spawn(async move {
+                server.forward_changes(&session, &out).await;
+            }));
+            self.session = Some(opened);
+        }
+        true
+    }
+
+    /// Serve one line after the first: in the session if one is open, else as a 2026 message
+    /// (a request runs in a task of its own; a cancellation stops the request it names).
+    async fn serve_line(&mut self, raw: &[u8]) {
+        if let Some(session) = &self.session {
+            serve_session_line(
+                &self.server,
+                session,
+                raw,
+                self.principal.clone(),
+                &self.out,
+                &self.in_flight,
+                &mut self.tasks,
+            )
+            .await;
+            return;
+        }
+        let incoming = self.server.read(raw);
         if let Incoming::Request(request) = &incoming {
-            if let Some(refused) = crate::transport::listen_refused(request, &limits) {
-                out.deliver(refused.to_json()).await;
-                continue;
+            if let Some(refused) = crate::transport::listen_refused(request, &self.limits) {
+                self.out.deliver(refused.to_json()).await;
+                return;
             }
         }
         if let Some(target) = cancelled(&incoming) {
-            if let Some(entry) = target.and_then(|id| lock(&in_flight).remove(&id_key(&id))) {
+            if let Some(entry) = target.and_then(|id| lock(&self.in_flight).remove(&id_key(&id))) {
                 entry.handle.abort();
             }
-            continue;
+            return;
         }
         let request = match &incoming {
             Incoming::Request(r) => Some((
@@ -361,12 +409,12 @@ where
             )),
             _ => None,
         };
-        let server = server.clone();
-        let task_out = out.clone();
-        let registry = in_flight.clone();
+        let server = self.server.clone();
+        let task_out = self.out.clone();
+        let registry = self.in_flight.clone();
         let task_key = request.as_ref().map(|(key, _, _)| key.clone());
-        let principal = principal.clone();
-        let handle = tasks.spawn(async move {
+        let principal = self.principal.clone();
+        let handle = self.tasks.spawn(async move {
             let reply = server
                 .handle_via(
                     incoming,
@@ -382,60 +430,64 @@ where
                 task_out.deliver(r.to_json()).await;
             }
         });
-        // Finished tasks are reaped as the loop goes, so a long session keeps none of them.
-        while tasks.try_join_next().is_some() {}
         if let Some((key, id, listen)) = request {
-            let mut registry = lock(&in_flight);
+            let mut registry = lock(&self.in_flight);
             registry.retain(|_, entry| !entry.handle.is_finished());
             registry.insert(key, InFlight { handle, id, listen });
         }
     }
-    // Stopping (end of input or shutdown): this connection's listen streams end (the server's
-    // other transports keep theirs), a 2025 session's asks fail, requests in flight get the
-    // grace period, and whatever is still running then is answered with an error.
-    lock(&in_flight).retain(|_, entry| {
-        if entry.listen {
-            entry.handle.abort();
-        }
-        !entry.listen
-    });
-    if let Some(forwarder) = forwarder {
-        forwarder.abort();
-    }
-    // Nothing is read any more, so no answer to the session's requests can arrive: the asks
-    // waiting for one fail now, and their calls end, instead of holding the grace period.
-    if let Some(session) = &session {
-        session.close();
-    }
-    let drained = tokio::time::timeout(limits.shutdown_grace, async {
-        while tasks.join_next().await.is_some() {}
-    })
-    .await
-    .is_ok();
-    if !drained {
-        let cut: Vec<InFlight> = lock(&in_flight).drain().map(|(_, entry)| entry).collect();
-        tracing::warn!(
-            requests = cut.len(),
-            "requests still in flight after the shutdown deadline were cut off"
-        );
-        for entry in cut {
-            entry.handle.abort();
-            if !entry.listen {
-                let error = Error::internal("the server shut down before the request finished");
-                out.deliver(Reply::error(Some(entry.id), error).to_json())
-                    .await;
+
+    /// Stopping (end of input or shutdown): this connection's listen streams end (the server's
+    /// other transports keep theirs), a 2025 session's asks fail, requests in flight get the
+    /// grace period, and whatever is still running then is answered with an error. The writer's
+    /// queue, to close once the last line is in it.
+    async fn stop(mut self) -> Notifier {
+        lock(&self.in_flight).retain(|_, entry| {
+            if entry.listen {
+                entry.handle.abort();
             }
+            !entry.listen
+        });
+        if let Some(forwarder) = self.forwarder.take() {
+            forwarder.abort();
         }
-        tasks.shutdown().await;
+        // Nothing is read any more, so no answer to the session's requests can arrive: the
+        // asks waiting for one fail now, and their calls end, instead of holding the grace
+        // period.
+        if let Some(session) = &self.session {
+            session.close();
+        }
+        let tasks = &mut self.tasks;
+        let drained = tokio::time::timeout(self.limits.shutdown_grace, async {
+            while tasks.join_next().await.is_some() {}
+        })
+        .await
+        .is_ok();
+        if !drained {
+            let cut: Vec<InFlight> = lock(&self.in_flight)
+                .drain()
+                .map(|(_, entry)| entry)
+                .collect();
+            tracing::warn!(
+                requests = cut.len(),
+                "requests still in flight after the shutdown deadline were cut off"
+            );
+            for entry in cut {
+                entry.handle.abort();
+                if !entry.listen {
+                    let error = Error::internal("the server shut down before the request finished");
+                    self.out
+                        .deliver(Reply::error(Some(entry.id), error).to_json())
+                        .await;
+                }
+            }
+            self.tasks.shutdown().await;
+        }
+        if let Some(session) = &self.session {
+            session.ended("pipe");
+        }
+        self.out
     }
-    if let Some(session) = &session {
-        session.ended("pipe");
-    }
-    // What telemetry still holds is sent before the process exits.
-    #[cfg(feature = "otel")]
-    crate::otel::flush().await;
-    drop(out);
-    writer_task.await.map_err(std::io::Error::other)?
 }
 
 /// One line of a 2025 session: a response to one of the session's requests is handed over at
