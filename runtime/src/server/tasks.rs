@@ -366,138 +366,159 @@ impl Server {
         // A working task whose instance stopped renewing its lease (it died) is taken over
         // here and run again from its journal.
         if record.status == TaskStatus::Working && record.lease_until_ms < now_ms() {
-            let instance = self.tasks.instance.clone();
-            let lease = self.tasks.lease_ms();
-            let seen = record.run;
-            let claim = |r: &mut TaskRecord| {
-                if r.status != TaskStatus::Working || r.run != seen {
-                    return false;
-                }
-                let now = now_ms();
-                if r.lease_until_ms >= now {
-                    return false;
-                }
-                r.run += 1;
-                r.lease_owner = Some(instance.clone());
-                r.lease_until_ms = now + lease;
-                true
-            };
-            if let Ok(Some(claimed)) = store.update(task_id, &claim).await {
+            record = self.take_over(record).await;
+        }
+        match method.as_str() {
+            "tasks/get" => raw_result(id, detailed(&record)),
+            "tasks/cancel" => self.cancel_task(id, &method, record).await,
+            "tasks/update" => self.update_task(id, &method, &params, record).await,
+            other => Reply::error(Some(id), Error::method_not_found(other)),
+        }
+    }
+
+    /// Claim `record`, a working task whose lease expired, for this instance and run it again
+    /// from its journal; the record as it now stands (another instance may have claimed it
+    /// first).
+    async fn take_over(&self, record: TaskRecord) -> TaskRecord {
+        let instance = self.tasks.instance.clone();
+        let lease = self.tasks.lease_ms();
+        let seen = record.run;
+        let claim = |r: &mut TaskRecord| {
+            if r.status != TaskStatus::Working || r.run != seen {
+                return false;
+            }
+            let now = now_ms();
+            if r.lease_until_ms >= now {
+                return false;
+            }
+            r.run += 1;
+            r.lease_owner = Some(instance.clone());
+            r.lease_until_ms = now + lease;
+            true
+        };
+        match self.tasks.store.update(&record.id, &claim).await {
+            Ok(Some(claimed)) => {
                 if claimed.run > seen && claimed.lease_owner.as_deref() == Some(&instance) {
-                    tracing::info!(task = task_id, "taking over a task whose lease expired");
+                    tracing::info!(task = %claimed.id, "taking over a task whose lease expired");
                     if let Some(env) = self.run_env(&claimed.tool) {
                         spawn_run(env, claimed.id.clone(), claimed.run);
                     }
                 }
-                record = claimed;
+                claimed
+            }
+            _ => record,
+        }
+    }
+
+    /// `tasks/cancel` of `record`: a task not yet ended is cancelled, and its run here stopped.
+    async fn cancel_task(&self, id: RequestId, method: &str, record: TaskRecord) -> Reply {
+        if record.status.is_terminal() {
+            return ack(id);
+        }
+        let cancel = |r: &mut TaskRecord| {
+            if r.status.is_terminal() {
+                return false;
+            }
+            r.status = TaskStatus::Cancelled;
+            release(r);
+            r.updated_ms = now_ms();
+            r.run += 1;
+            true
+        };
+        match self.tasks.store.update(&record.id, &cancel).await {
+            Ok(Some(r)) if r.status == TaskStatus::Cancelled => self.tasks.count("cancelled"),
+            Ok(_) => {}
+            Err(e) => return self.tasks.store_failed(id, method, &e),
+        }
+        if let Some(run) = crate::wire::lock(&self.tasks.running).remove(&record.id) {
+            run.abort();
+        }
+        ack(id)
+    }
+
+    /// `tasks/update` of `record` with the request's `params`: answers to pending requests are
+    /// taken (others are ignored), and once nothing is pending the task runs again.
+    async fn update_task(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: &Map<String, Value>,
+        record: TaskRecord,
+    ) -> Reply {
+        let answers: IndexMap<String, InputResponse> = match params.get("inputResponses") {
+            None | Some(Value::Null) => IndexMap::new(),
+            Some(Value::Object(given)) => given
+                .iter()
+                .filter_map(|(k, v)| {
+                    crate::wire::from_value_text::<InputResponse>(v)
+                        .ok()
+                        .map(|r| (k.clone(), r))
+                })
+                .collect(),
+            Some(_) => {
+                return Reply::error(
+                    Some(id),
+                    Error::invalid_params("inputResponses must be an object"),
+                )
+            }
+        };
+        // What the task would keep with the answers must fit its budget: they are kept until
+        // the task ends.
+        let budget = self.tasks.budget;
+        let over = Mutex::new(None);
+        let take = |r: &mut TaskRecord| {
+            // A store may call this again on a newer record: only its last say counts.
+            *crate::wire::lock(&over) = None;
+            if r.status != TaskStatus::InputRequired {
+                return false;
+            }
+            let taken: Vec<_> = answers
+                .iter()
+                .filter(|(key, _)| r.pending.contains_key(*key))
+                .collect();
+            let kept = kept_bytes(r)
+                + taken
+                    .iter()
+                    .map(|(k, a)| k.len() + crate::wire::json_len(*a))
+                    .sum::<usize>();
+            if !taken.is_empty() && kept > budget {
+                *crate::wire::lock(&over) = Some(kept);
+                return false;
+            }
+            let mut changed = false;
+            for (key, answer) in taken {
+                if r.pending.shift_remove(key).is_some() {
+                    r.answers.insert(key.clone(), answer.clone());
+                    changed = true;
+                }
+            }
+            if changed && r.pending.is_empty() {
+                r.status = TaskStatus::Working;
+                r.run += 1;
+                r.lease_owner = Some(self.tasks.instance.clone());
+                r.lease_until_ms = now_ms() + self.tasks.lease_ms();
+            }
+            if changed {
+                r.updated_ms = now_ms();
+            }
+            changed
+        };
+        let updated = match self.tasks.store.update(&record.id, &take).await {
+            Ok(updated) => updated,
+            Err(e) => return self.tasks.store_failed(id, method, &e),
+        };
+        if let Some(kept) = crate::wire::lock(&over).take() {
+            return Reply::error(Some(id), over_budget("the answers", kept, budget));
+        }
+        if let Some(r) = updated {
+            let resumed = r.status == TaskStatus::Working && r.run > record.run;
+            if resumed {
+                if let Some(env) = self.run_env(&r.tool) {
+                    spawn_run(env, r.id.clone(), r.run);
+                }
             }
         }
-        match method.as_str() {
-            "tasks/get" => raw_result(id, detailed(&record)),
-            "tasks/cancel" => {
-                if !record.status.is_terminal() {
-                    let cancel = |r: &mut TaskRecord| {
-                        if r.status.is_terminal() {
-                            return false;
-                        }
-                        r.status = TaskStatus::Cancelled;
-                        release(r);
-                        r.updated_ms = now_ms();
-                        r.run += 1;
-                        true
-                    };
-                    match store.update(task_id, &cancel).await {
-                        Ok(Some(r)) if r.status == TaskStatus::Cancelled => {
-                            self.tasks.count("cancelled")
-                        }
-                        Ok(_) => {}
-                        Err(e) => return self.tasks.store_failed(id, &method, &e),
-                    }
-                    if let Some(run) = crate::wire::lock(&self.tasks.running).remove(task_id) {
-                        run.abort();
-                    }
-                }
-                ack(id)
-            }
-            "tasks/update" => {
-                let answers: IndexMap<String, InputResponse> = match params.get("inputResponses") {
-                    None | Some(Value::Null) => IndexMap::new(),
-                    Some(Value::Object(given)) => given
-                        .iter()
-                        .filter_map(|(k, v)| {
-                            crate::wire::from_value_text::<InputResponse>(v)
-                                .ok()
-                                .map(|r| (k.clone(), r))
-                        })
-                        .collect(),
-                    Some(_) => {
-                        return Reply::error(
-                            Some(id),
-                            Error::invalid_params("inputResponses must be an object"),
-                        )
-                    }
-                };
-                // Answers to pending requests are taken; others are ignored. Once nothing is
-                // pending, the task runs again. What the task would keep with them must fit its
-                // budget: the answers are kept until the task ends.
-                let budget = self.tasks.budget;
-                let over = Mutex::new(None);
-                let take = |r: &mut TaskRecord| {
-                    // A store may call this again on a newer record: only its last say counts.
-                    *crate::wire::lock(&over) = None;
-                    if r.status != TaskStatus::InputRequired {
-                        return false;
-                    }
-                    let taken: Vec<_> = answers
-                        .iter()
-                        .filter(|(key, _)| r.pending.contains_key(*key))
-                        .collect();
-                    let kept = kept_bytes(r)
-                        + taken
-                            .iter()
-                            .map(|(k, a)| k.len() + crate::wire::json_len(*a))
-                            .sum::<usize>();
-                    if !taken.is_empty() && kept > budget {
-                        *crate::wire::lock(&over) = Some(kept);
-                        return false;
-                    }
-                    let mut changed = false;
-                    for (key, answer) in taken {
-                        if r.pending.shift_remove(key).is_some() {
-                            r.answers.insert(key.clone(), answer.clone());
-                            changed = true;
-                        }
-                    }
-                    if changed && r.pending.is_empty() {
-                        r.status = TaskStatus::Working;
-                        r.run += 1;
-                        r.lease_owner = Some(self.tasks.instance.clone());
-                        r.lease_until_ms = now_ms() + self.tasks.lease_ms();
-                    }
-                    if changed {
-                        r.updated_ms = now_ms();
-                    }
-                    changed
-                };
-                let updated = match store.update(task_id, &take).await {
-                    Ok(updated) => updated,
-                    Err(e) => return self.tasks.store_failed(id, &method, &e),
-                };
-                if let Some(kept) = crate::wire::lock(&over).take() {
-                    return Reply::error(Some(id), over_budget("the answers", kept, budget));
-                }
-                if let Some(r) = updated {
-                    let resumed = r.status == TaskStatus::Working && r.run > record.run;
-                    if resumed {
-                        if let Some(env) = self.run_env(&r.tool) {
-                            spawn_run(env, r.id.clone(), r.run);
-                        }
-                    }
-                }
-                ack(id)
-            }
-            other => Reply::error(Some(id), Error::method_not_found(other)),
-        }
+        ack(id)
     }
 
     /// Whether `tools/call` of this tool answers with a task for this request, or refuses.
