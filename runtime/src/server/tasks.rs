@@ -633,21 +633,7 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
         }
     };
     let (checkpoint, mut checkpoints) = tokio::sync::mpsc::unbounded_channel::<Journal>();
-    let state = CallState {
-        info: RequestInfo {
-            method: methods::TOOLS_CALL.to_string(),
-            target: record.tool.clone(),
-            principal: record.principal.clone(),
-            meta: record.meta.clone(),
-        },
-        responses: record.answers.clone(),
-        journal: record.journal.clone(),
-        changes: Some(env.changes.clone()),
-        answer_limit: env.answer_limit,
-        task_gate: TaskGate::InTask,
-        checkpoint: Some(checkpoint),
-        ..Default::default()
-    };
+    let state = run_state(env, &record, checkpoint);
     // The run holds the task's lease, renewed while it runs; each step's result is stored as
     // it is recorded.
     let instance = env.engine.instance.clone();
@@ -719,39 +705,7 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
         if !holds(r) {
             return false;
         }
-        r.updated_ms = now_ms();
-        r.answers.clear();
-        r.lease_owner = None;
-        match &outcome {
-            Outcome::Done(Ok(result)) => {
-                r.status = TaskStatus::Completed;
-                r.result = crate::wire::to_value_text(result).ok();
-                release(r);
-            }
-            Outcome::Done(Err(error)) | Outcome::Refused(error) => {
-                r.status = TaskStatus::Failed;
-                r.error = crate::wire::to_value_text(error).ok();
-                release(r);
-            }
-            Outcome::Panicked(_) => {
-                r.status = TaskStatus::Failed;
-                r.error =
-                    crate::wire::to_value_text(&Error::internal("the handler failed unexpectedly"))
-                        .ok();
-                release(r);
-            }
-            Outcome::Suspended {
-                requests, journal, ..
-            } => {
-                r.status = TaskStatus::InputRequired;
-                r.pending = requests.clone();
-                r.journal = journal.clone();
-            }
-            Outcome::Detached { journal } => {
-                // A task does not detach again: run once more from here.
-                r.journal = journal.clone();
-            }
-        }
+        record_outcome(r, &outcome);
         true
     };
     if let Outcome::Panicked(message) = &outcome {
@@ -763,6 +717,71 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
         Err(e) => {
             env.engine.store_error();
             tracing::warn!(task = task_id, error = %e, "a task's outcome could not be stored");
+        }
+    }
+}
+
+/// What a run of the task in `record` starts from: its call, the answers received, its journal,
+/// and `checkpoint`, where each step's journal is sent as it is recorded.
+fn run_state(
+    env: &RunEnv,
+    record: &TaskRecord,
+    checkpoint: tokio::sync::mpsc::UnboundedSender<Journal>,
+) -> CallState {
+    CallState {
+        info: RequestInfo {
+            method: methods::TOOLS_CALL.to_string(),
+            target: record.tool.clone(),
+            principal: record.principal.clone(),
+            meta: record.meta.clone(),
+        },
+        responses: record.answers.clone(),
+        journal: record.journal.clone(),
+        changes: Some(env.changes.clone()),
+        answer_limit: env.answer_limit,
+        task_gate: TaskGate::InTask,
+        checkpoint: Some(checkpoint),
+        ..Default::default()
+    }
+}
+
+/// Record in `r` where a run ended: completed or failed (the task's holds released), waiting
+/// for input, or detached to run once more.
+fn record_outcome(
+    r: &mut TaskRecord,
+    outcome: &Outcome<Result<oxmcp_schema::CallToolResult, Error>>,
+) {
+    r.updated_ms = now_ms();
+    r.answers.clear();
+    r.lease_owner = None;
+    match outcome {
+        Outcome::Done(Ok(result)) => {
+            r.status = TaskStatus::Completed;
+            r.result = crate::wire::to_value_text(result).ok();
+            release(r);
+        }
+        Outcome::Done(Err(error)) | Outcome::Refused(error) => {
+            r.status = TaskStatus::Failed;
+            r.error = crate::wire::to_value_text(error).ok();
+            release(r);
+        }
+        Outcome::Panicked(_) => {
+            r.status = TaskStatus::Failed;
+            r.error =
+                crate::wire::to_value_text(&Error::internal("the handler failed unexpectedly"))
+                    .ok();
+            release(r);
+        }
+        Outcome::Suspended {
+            requests, journal, ..
+        } => {
+            r.status = TaskStatus::InputRequired;
+            r.pending = requests.clone();
+            r.journal = journal.clone();
+        }
+        Outcome::Detached { journal } => {
+            // A task does not detach again: run once more from here.
+            r.journal = journal.clone();
         }
     }
 }
