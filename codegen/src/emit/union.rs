@@ -34,6 +34,8 @@ pub(crate) fn type_text(ty: &TokenStream) -> Result<String> {
         .to_string())
 }
 
+/// The enum of a union of the schema and its reader: its members ([`members`]), how a value is
+/// dispatched to one ([`dispatch`]), then the code that reads it.
 pub(crate) fn emit_union(
     t: &TypeDef,
     variants: &[Variant],
@@ -44,7 +46,6 @@ pub(crate) fn emit_union(
     let name = ident(&t.name);
     // An open union's extra member comes last, so the schema's members keep their indices; it
     // takes no part in planning the dispatch, only in where an unknown tag value leads.
-    let declared = variants.len();
     let mut all = variants.to_vec();
     if open {
         if variants.iter().any(|v| v.name == UNKNOWN) {
@@ -61,149 +62,77 @@ pub(crate) fn emit_union(
             shape: Default::default(),
         });
     }
-    let mut defs = Vec::new();
-    // `Serialize`, `From` and `Validate` come from the `union!` support macro: one line per
-    // member.
-    let mut call = format!("__private::union!({name} {{\n");
-    let mut name_arms = Vec::new();
-    let mut build_arms = Vec::new();
-    let mut stream_arms = Vec::new();
-    let mut schema_names = Vec::new();
-    let mut from_count = BTreeMap::<String, usize>::new();
-    // `From` only where the payload type is unique after following aliases (two members that
-    // are the same Rust type would make conflicting impls).
-    let canonical = |ty: &Ty| -> Result<String> {
-        let mut ty = ty.clone();
-        for _ in 0..32 {
-            match &ty {
-                Ty::Named(n) => match model.get(n).map(|t| &t.kind) {
-                    Some(Kind::Alias(inner)) => ty = inner.clone(),
-                    _ => break,
-                },
-                _ => break,
+    let members = members(&name, variants, &all, model)?;
+    let dispatch = dispatch(t, variants, &all, open)?;
+    let (deserialize, from_content) = reader(t, &name, &all, &dispatch, &members);
+    let Members {
+        defs,
+        call,
+        name_arms,
+        schema_names,
+        ..
+    } = members;
+    let items = quote! {
+        #doc
+        #[derive(Debug, Clone, PartialEq)]
+        #[allow(clippy::large_enum_variant)]
+        #[non_exhaustive]
+        pub enum #name { #(#defs)* }
+        impl #name {
+            /// Schema type names of the members, in declaration order (empty for inline members).
+            pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[#(#schema_names),*];
+            /// The name of the member this value holds.
+            pub fn variant_name(&self) -> &'static str {
+                match self { #(#name_arms)* }
             }
+            /// Picks the member by its discriminators and deserializes only that member, so an
+            /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+            // Inline: compiled where it is called, so this crate does not build the
+            // `serde_json::Value` deserializer of every union and all its members for callers
+            // that never read a `Value`.
+            #[inline]
+            pub fn from_json(value: ::serde_json::Value) -> ::core::result::Result<Self, ::serde_json::Error> {
+                ::serde::Deserialize::deserialize(value)
+            }
+            #from_content
         }
-        Ok(rust_ty(&ty)?.to_string())
+        #deserialize
     };
-    for v in variants {
-        *from_count.entry(canonical(&v.ty)?).or_default() += 1;
-    }
-    for (i, v) in all.iter().enumerate() {
-        let vname = ident(&v.name);
-        let mut ty = rust_ty(&v.ty)?;
-        let plain = ty.clone();
-        if v.boxed {
-            ty = quote!(::std::boxed::Box<#ty>);
-        }
-        let vdoc = match &v.schema_name {
-            Some(s) => format!(" A `{s}`."),
-            None if i == declared => " An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.".to_string(),
-            None => format!(" A JSON {}.", v.name.to_lowercase()),
-        };
-        defs.push(quote!(#[doc = #vdoc] #vname(#ty),));
-        let label = v.name.as_str();
-        name_arms.push(quote!(Self::#vname(_) => #label,));
-        if i < declared {
-            schema_names.push(v.schema_name.clone().unwrap_or_default());
-        }
-        let idx = i;
-        let wrap = if v.boxed {
-            quote!(|v| Self::#vname(::std::boxed::Box::new(v)))
-        } else {
-            quote!(Self::#vname)
-        };
-        build_arms.push(quote! {
-            #idx => ::serde::Deserialize::deserialize(__private::ContentDeserializer::<::serde_json::Error>::new(content)).map(#wrap).map_err(|e| __private::context(label, e)),
-        });
-        stream_arms.push(quote! {
-            #idx => ::serde::Deserialize::deserialize(rest).map(#wrap),
-        });
-        if i < declared && from_count.get(&canonical(&v.ty)?) == Some(&1) {
-            let how = if v.boxed { "boxed" } else { "from" };
-            call.push_str(&format!("    {vname} [{how} {}],\n", type_text(&plain)?));
-        } else {
-            call.push_str(&format!("    {vname},\n"));
-        }
-    }
-    call.push_str("});\n");
+    Ok(Emitted {
+        items,
+        call: Some(call),
+    })
+}
 
-    // Dispatch: first on the JSON kind, then (for objects) on the planned discriminators.
-    let mut object_plan = None;
-    let mut kind_arms = Vec::new();
-    let mut expected = Vec::new();
-    for kind in KINDS {
-        let members: Vec<usize> = variants
-            .iter()
-            .enumerate()
-            .filter(|(_, v)| v.shape.kinds.is_empty() || v.shape.kinds.contains(kind))
-            .map(|(i, _)| i)
-            .collect();
-        if members.is_empty() {
-            continue;
-        }
-        // Integers already have their own arm when both kinds are members.
-        let mut pattern = if *kind == "number" && expected.contains(&"integer") {
-            quote!(__private::Content::F64(_))
-        } else {
-            kind_pattern(kind)
-        };
-        expected.push(*kind);
-        let body = if *kind == "object" {
-            let mut plan = plan_objects(variants, &members)
-                .ok_or_else(|| Error::msg(format!("union `{}` has no object member", t.name)))?;
-            if open {
-                match &mut plan {
-                    ObjPlan::Tag { other, .. } if other.is_none() => {
-                        *other = Some(Box::new(ObjPlan::One(declared)));
-                    }
-                    ObjPlan::Tag { prop, .. } => {
-                        return Err(Error::msg(format!(
-                            "union `{}` already gives unknown `{prop}` values to a member, so it cannot be open",
-                            t.name
-                        )))
-                    }
-                    _ => {
-                        return Err(Error::msg(format!(
-                            "union `{}` is not dispatched on one discriminator, so it cannot be open",
-                            t.name
-                        )))
-                    }
-                }
-            }
-            if !matches!(plan, ObjPlan::One(_)) {
-                pattern = quote!(__private::Content::Map(map));
-            }
-            let code = emit_plan(&plan, &all);
-            object_plan = Some(plan);
-            code
-        } else {
-            let first = members[0];
-            let label = variants[first].name.as_str();
-            quote!((#first, #label))
-        };
-        kind_arms.push(quote!(#pattern => #body,));
-    }
-    if open && object_plan.is_none() {
-        return Err(Error::msg(format!(
-            "union `{}` has no object member, so it cannot be open",
-            t.name
-        )));
-    }
-    let objects_only = expected == ["object"];
+/// The reader of union `t` (enum `name`, members `all`) as `dispatch` picks a member: its
+/// `Deserialize` impl, and the function that picks a member from a buffered input
+/// (`from_content`, or `choose` where the tag alone decides and the member is then read again
+/// from the text).
+fn reader(
+    t: &TypeDef,
+    name: &Ident,
+    all: &[Variant],
+    dispatch: &Dispatch,
+    members: &Members,
+) -> (TokenStream, TokenStream) {
+    let Dispatch {
+        kind_arms,
+        expected,
+        object_plan,
+    } = dispatch;
+    let (build_arms, stream_arms) = (&members.build_arms, &members.stream_arms);
+    let object_plan = object_plan.as_ref();
+    let objects_only = expected == &["object"];
     let expected = format!("expected {}", expected.join(" or "));
     let union_name = t.name.as_str();
     let streamed = object_plan
-        .as_ref()
-        .and_then(|p| emit_by_tag(p, &all))
+        .and_then(|p| emit_by_tag(p, all))
         .filter(|(prop, _)| STREAMED_TAGS.contains(&prop.as_str()));
     // A streamed union of objects whose tag alone picks every member: a fully buffered input
     // is chosen from the buffer and then read again from its text, tag first, by the streaming
     // code; no member is compiled to be read from the buffer.
-    let by_tag_only = streamed.is_some()
-        && objects_only
-        && object_plan
-            .as_ref()
-            .is_some_and(|p| tag_decides_all(p, &all));
+    let by_tag_only =
+        streamed.is_some() && objects_only && object_plan.is_some_and(|p| tag_decides_all(p, all));
     let from_buffer = if by_tag_only {
         quote! {
             let (_, label) = Self::choose(&content)?;
@@ -281,35 +210,183 @@ pub(crate) fn emit_union(
             }
         }
     };
-    let items = quote! {
-        #doc
-        #[derive(Debug, Clone, PartialEq)]
-        #[allow(clippy::large_enum_variant)]
-        #[non_exhaustive]
-        pub enum #name { #(#defs)* }
-        impl #name {
-            /// Schema type names of the members, in declaration order (empty for inline members).
-            pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[#(#schema_names),*];
-            /// The name of the member this value holds.
-            pub fn variant_name(&self) -> &'static str {
-                match self { #(#name_arms)* }
+    (deserialize, from_content)
+}
+
+/// A union's members as the enum and its support code need them.
+struct Members {
+    /// The enum's variants.
+    defs: Vec<TokenStream>,
+    /// The `union!` support macro's call (`Serialize`, `From`, `Validate`), one line a member.
+    call: String,
+    /// `variant_name`'s arms.
+    name_arms: Vec<TokenStream>,
+    /// Each member built from a buffered input, by index.
+    build_arms: Vec<TokenStream>,
+    /// Each member read from the rest of a streamed input, by index.
+    stream_arms: Vec<TokenStream>,
+    /// The schema names of the declared members.
+    schema_names: Vec<String>,
+}
+
+/// The members of union `name`: the schema's `variants`, and `all` of them (an open union's
+/// extra member last).
+fn members(name: &Ident, variants: &[Variant], all: &[Variant], model: &Model) -> Result<Members> {
+    let declared = variants.len();
+    let mut defs = Vec::new();
+    // `Serialize`, `From` and `Validate` come from the `union!` support macro: one line per
+    // member.
+    let mut call = format!("__private::union!({name} {{\n");
+    let mut name_arms = Vec::new();
+    let mut build_arms = Vec::new();
+    let mut stream_arms = Vec::new();
+    let mut schema_names = Vec::new();
+    let mut from_count = BTreeMap::<String, usize>::new();
+    // `From` only where the payload type is unique after following aliases (two members that
+    // are the same Rust type would make conflicting impls).
+    let canonical = |ty: &Ty| -> Result<String> {
+        let mut ty = ty.clone();
+        for _ in 0..32 {
+            match &ty {
+                Ty::Named(n) => match model.get(n).map(|t| &t.kind) {
+                    Some(Kind::Alias(inner)) => ty = inner.clone(),
+                    _ => break,
+                },
+                _ => break,
             }
-            /// Picks the member by its discriminators and deserializes only that member, so an
-            /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
-            // Inline: compiled where it is called, so this crate does not build the
-            // `serde_json::Value` deserializer of every union and all its members for callers
-            // that never read a `Value`.
-            #[inline]
-            pub fn from_json(value: ::serde_json::Value) -> ::core::result::Result<Self, ::serde_json::Error> {
-                ::serde::Deserialize::deserialize(value)
-            }
-            #from_content
         }
-        #deserialize
+        Ok(rust_ty(&ty)?.to_string())
     };
-    Ok(Emitted {
-        items,
-        call: Some(call),
+    for v in variants {
+        *from_count.entry(canonical(&v.ty)?).or_default() += 1;
+    }
+    for (i, v) in all.iter().enumerate() {
+        let vname = ident(&v.name);
+        let mut ty = rust_ty(&v.ty)?;
+        let plain = ty.clone();
+        if v.boxed {
+            ty = quote!(::std::boxed::Box<#ty>);
+        }
+        let vdoc = match &v.schema_name {
+            Some(s) => format!(" A `{s}`."),
+            None if i == declared => " An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.".to_string(),
+            None => format!(" A JSON {}.", v.name.to_lowercase()),
+        };
+        defs.push(quote!(#[doc = #vdoc] #vname(#ty),));
+        let label = v.name.as_str();
+        name_arms.push(quote!(Self::#vname(_) => #label,));
+        if i < declared {
+            schema_names.push(v.schema_name.clone().unwrap_or_default());
+        }
+        let idx = i;
+        let wrap = if v.boxed {
+            quote!(|v| Self::#vname(::std::boxed::Box::new(v)))
+        } else {
+            quote!(Self::#vname)
+        };
+        build_arms.push(quote! {
+            #idx => ::serde::Deserialize::deserialize(__private::ContentDeserializer::<::serde_json::Error>::new(content)).map(#wrap).map_err(|e| __private::context(label, e)),
+        });
+        stream_arms.push(quote! {
+            #idx => ::serde::Deserialize::deserialize(rest).map(#wrap),
+        });
+        if i < declared && from_count.get(&canonical(&v.ty)?) == Some(&1) {
+            let how = if v.boxed { "boxed" } else { "from" };
+            call.push_str(&format!("    {vname} [{how} {}],\n", type_text(&plain)?));
+        } else {
+            call.push_str(&format!("    {vname},\n"));
+        }
+    }
+    call.push_str("});\n");
+    Ok(Members {
+        defs,
+        call,
+        name_arms,
+        build_arms,
+        stream_arms,
+        schema_names,
+    })
+}
+
+/// How a union's reader picks a member.
+struct Dispatch {
+    /// One arm per JSON kind some member takes.
+    kind_arms: Vec<TokenStream>,
+    /// The kinds taken, in order, for the error that names them.
+    expected: Vec<&'static str>,
+    /// How objects are told apart, when a member is an object.
+    object_plan: Option<ObjPlan>,
+}
+
+/// The dispatch of union `t`: first on the JSON kind, then (for objects) on the planned
+/// discriminators; an open union sends objects of an unknown kind to its last member.
+fn dispatch(t: &TypeDef, variants: &[Variant], all: &[Variant], open: bool) -> Result<Dispatch> {
+    let declared = variants.len();
+    let mut object_plan = None;
+    let mut kind_arms = Vec::new();
+    let mut expected = Vec::new();
+    for kind in KINDS {
+        let members: Vec<usize> = variants
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.shape.kinds.is_empty() || v.shape.kinds.contains(kind))
+            .map(|(i, _)| i)
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        // Integers already have their own arm when both kinds are members.
+        let mut pattern = if *kind == "number" && expected.contains(&"integer") {
+            quote!(__private::Content::F64(_))
+        } else {
+            kind_pattern(kind)
+        };
+        expected.push(*kind);
+        let body = if *kind == "object" {
+            let mut plan = plan_objects(variants, &members)
+                .ok_or_else(|| Error::msg(format!("union `{}` has no object member", t.name)))?;
+            if open {
+                match &mut plan {
+                    ObjPlan::Tag { other, .. } if other.is_none() => {
+                        *other = Some(Box::new(ObjPlan::One(declared)));
+                    }
+                    ObjPlan::Tag { prop, .. } => {
+                        return Err(Error::msg(format!(
+                            "union `{}` already gives unknown `{prop}` values to a member, so it cannot be open",
+                            t.name
+                        )))
+                    }
+                    _ => {
+                        return Err(Error::msg(format!(
+                            "union `{}` is not dispatched on one discriminator, so it cannot be open",
+                            t.name
+                        )))
+                    }
+                }
+            }
+            if !matches!(plan, ObjPlan::One(_)) {
+                pattern = quote!(__private::Content::Map(map));
+            }
+            let code = emit_plan(&plan, all);
+            object_plan = Some(plan);
+            code
+        } else {
+            let first = members[0];
+            let label = variants[first].name.as_str();
+            quote!((#first, #label))
+        };
+        kind_arms.push(quote!(#pattern => #body,));
+    }
+    if open && object_plan.is_none() {
+        return Err(Error::msg(format!(
+            "union `{}` has no object member, so it cannot be open",
+            t.name
+        )));
+    }
+    Ok(Dispatch {
+        kind_arms,
+        expected,
+        object_plan,
     })
 }
 
