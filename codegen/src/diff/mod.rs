@@ -11,7 +11,7 @@
 //! removed and one added field of the same type and requiredness are a field rename.
 
 use crate::error::Result;
-use crate::model::{Kind, Model, Ty, TypeDef};
+use crate::model::{Field, Kind, Model, Ty, TypeDef, Variant};
 use crate::Builder;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -254,147 +254,8 @@ impl Compare<'_> {
                     fields: nf,
                     extra: ne,
                 },
-            ) => {
-                let mut gone: Vec<_> = of
-                    .iter()
-                    .filter(|f| !nf.iter().any(|g| g.json_name == f.json_name))
-                    .collect();
-                let mut came: Vec<_> = nf
-                    .iter()
-                    .filter(|g| !of.iter().any(|f| f.json_name == g.json_name))
-                    .collect();
-                // Field renames: a removed and an added field of the same type and
-                // requiredness, when neither has another candidate; among several, the one
-                // whose description came along.
-                let same = |f: &crate::model::Field, g: &crate::model::Field| {
-                    f.required == g.required && self.old_ty(&f.ty) == self.new_ty(&g.ty)
-                };
-                let best =
-                    |c: Vec<&crate::model::Field>, f: &crate::model::Field| match c.as_slice() {
-                        [one] => Some(one.json_name.clone()),
-                        many => {
-                            let doc: Vec<_> = many.iter().filter(|g| g.doc == f.doc).collect();
-                            match doc.as_slice() {
-                                [one] if f.doc.is_some() => Some(one.json_name.clone()),
-                                _ => None,
-                            }
-                        }
-                    };
-                let renames: Vec<(String, String)> = gone
-                    .iter()
-                    .filter_map(|f| {
-                        let to = best(came.iter().copied().filter(|g| same(f, g)).collect(), f)?;
-                        let g = came.iter().find(|g| g.json_name == to)?;
-                        let back = best(gone.iter().copied().filter(|h| same(h, g)).collect(), g)?;
-                        (back == f.json_name).then(|| (f.json_name.clone(), to))
-                    })
-                    .collect();
-                for (from, to) in &renames {
-                    let g = nf.iter().find(|g| &g.json_name == to);
-                    let ty = g.map(|g| self.new_ty(&g.ty)).unwrap_or_default();
-                    let mut c = item(Part::Field, ChangeKind::Renamed, to, ty.clone(), ty);
-                    c.from = Some(from.clone());
-                    c.breaking = true;
-                    c.wire_breaking = true;
-                    out.push(c);
-                }
-                gone.retain(|f| !renames.iter().any(|(a, _)| *a == f.json_name));
-                came.retain(|g| !renames.iter().any(|(_, b)| *b == g.json_name));
-                for f in gone {
-                    let mut c = item(
-                        Part::Field,
-                        ChangeKind::Removed,
-                        &f.json_name,
-                        field_text(&self.old_ty(&f.ty), f.required),
-                        String::new(),
-                    );
-                    c.breaking = true;
-                    // An older reader needs a required field the newer writer no longer sends.
-                    c.wire_breaking = f.required;
-                    out.push(c);
-                }
-                for g in came {
-                    let mut c = item(
-                        Part::Field,
-                        ChangeKind::Added,
-                        &g.json_name,
-                        String::new(),
-                        field_text(&self.new_ty(&g.ty), g.required),
-                    );
-                    // A required field changes the constructor and is missing from what an
-                    // older peer sends; an optional one is neither.
-                    c.breaking = g.required;
-                    c.wire_breaking = g.required;
-                    out.push(c);
-                }
-                for f in of {
-                    let Some(g) = nf.iter().find(|g| g.json_name == f.json_name) else {
-                        continue;
-                    };
-                    let (a, b) = (
-                        field_text(&self.old_ty(&f.ty), f.required),
-                        field_text(&self.new_ty(&g.ty), g.required),
-                    );
-                    if a != b {
-                        let mut c = item(Part::Field, ChangeKind::Changed, &g.json_name, a, b);
-                        // A new type, or a field becoming required or optional, changes the
-                        // Rust type; on the wire, either side may now write what the other
-                        // refuses (a value of the other type, or no value where one is needed).
-                        c.breaking = true;
-                        c.wire_breaking = true;
-                        out.push(c);
-                    }
-                }
-                match (oe, ne) {
-                    (Some(_), None) => {
-                        let mut c = item(
-                            Part::Extra,
-                            ChangeKind::Removed,
-                            "additional properties",
-                            "kept".into(),
-                            "refused".into(),
-                        );
-                        c.breaking = true;
-                        c.wire_breaking = true;
-                        out.push(c);
-                    }
-                    (None, Some(_)) => {
-                        let mut c = item(
-                            Part::Extra,
-                            ChangeKind::Added,
-                            "additional properties",
-                            "refused".into(),
-                            "kept".into(),
-                        );
-                        c.breaking = true;
-                        out.push(c);
-                    }
-                    _ => {}
-                }
-            }
-            (Kind::Union(ov), Kind::Union(nv)) => {
-                let olds: BTreeSet<String> = ov.iter().map(|v| self.old_ty(&v.ty)).collect();
-                let news: BTreeSet<String> = nv.iter().map(|v| self.new_ty(&v.ty)).collect();
-                for m in news.difference(&olds) {
-                    let mut c = item(Part::Member, ChangeKind::Added, m, String::new(), m.clone());
-                    // The enums are non_exhaustive, so Rust code is unaffected; an older
-                    // reader refuses the new member unless the union is open.
-                    c.wire_breaking = !self.open.contains(&n.name);
-                    out.push(c);
-                }
-                for m in olds.difference(&news) {
-                    let mut c = item(
-                        Part::Member,
-                        ChangeKind::Removed,
-                        m,
-                        m.clone(),
-                        String::new(),
-                    );
-                    c.breaking = true;
-                    c.wire_breaking = !self.open.contains(&n.name);
-                    out.push(c);
-                }
-            }
+            ) => self.struct_changes((of, oe.is_some()), (nf, ne.is_some()), &mut out),
+            (Kind::Union(ov), Kind::Union(nv)) => self.union_changes(ov, nv, &n.name, &mut out),
             (Kind::StringEnum(ov), Kind::StringEnum(nv)) => {
                 for v in nv.iter().filter(|v| !ov.contains(v)) {
                     // non_exhaustive, and unknown values are kept in `Other` on both sides.
@@ -460,6 +321,165 @@ impl Compare<'_> {
             self.details(o, n, &mut out);
         }
         out
+    }
+
+    /// What changed between two structs, each its fields and whether it keeps unknown
+    /// properties: fields renamed, removed, added or changed, and the unknown properties.
+    fn struct_changes(
+        &self,
+        (of, oe): (&[Field], bool),
+        (nf, ne): (&[Field], bool),
+        out: &mut Vec<FieldChange>,
+    ) {
+        let mut gone: Vec<_> = of
+            .iter()
+            .filter(|f| !nf.iter().any(|g| g.json_name == f.json_name))
+            .collect();
+        let mut came: Vec<_> = nf
+            .iter()
+            .filter(|g| !of.iter().any(|f| f.json_name == g.json_name))
+            .collect();
+        let renames = self.field_renames(&gone, &came);
+        for (from, to) in &renames {
+            let g = nf.iter().find(|g| &g.json_name == to);
+            let ty = g.map(|g| self.new_ty(&g.ty)).unwrap_or_default();
+            let mut c = item(Part::Field, ChangeKind::Renamed, to, ty.clone(), ty);
+            c.from = Some(from.clone());
+            c.breaking = true;
+            c.wire_breaking = true;
+            out.push(c);
+        }
+        gone.retain(|f| !renames.iter().any(|(a, _)| *a == f.json_name));
+        came.retain(|g| !renames.iter().any(|(_, b)| *b == g.json_name));
+        for f in gone {
+            let mut c = item(
+                Part::Field,
+                ChangeKind::Removed,
+                &f.json_name,
+                field_text(&self.old_ty(&f.ty), f.required),
+                String::new(),
+            );
+            c.breaking = true;
+            // An older reader needs a required field the newer writer no longer sends.
+            c.wire_breaking = f.required;
+            out.push(c);
+        }
+        for g in came {
+            let mut c = item(
+                Part::Field,
+                ChangeKind::Added,
+                &g.json_name,
+                String::new(),
+                field_text(&self.new_ty(&g.ty), g.required),
+            );
+            // A required field changes the constructor and is missing from what an
+            // older peer sends; an optional one is neither.
+            c.breaking = g.required;
+            c.wire_breaking = g.required;
+            out.push(c);
+        }
+        for f in of {
+            let Some(g) = nf.iter().find(|g| g.json_name == f.json_name) else {
+                continue;
+            };
+            let (a, b) = (
+                field_text(&self.old_ty(&f.ty), f.required),
+                field_text(&self.new_ty(&g.ty), g.required),
+            );
+            if a != b {
+                let mut c = item(Part::Field, ChangeKind::Changed, &g.json_name, a, b);
+                // A new type, or a field becoming required or optional, changes the
+                // Rust type; on the wire, either side may now write what the other
+                // refuses (a value of the other type, or no value where one is needed).
+                c.breaking = true;
+                c.wire_breaking = true;
+                out.push(c);
+            }
+        }
+        match (oe, ne) {
+            (true, false) => {
+                let mut c = item(
+                    Part::Extra,
+                    ChangeKind::Removed,
+                    "additional properties",
+                    "kept".into(),
+                    "refused".into(),
+                );
+                c.breaking = true;
+                c.wire_breaking = true;
+                out.push(c);
+            }
+            (false, true) => {
+                let mut c = item(
+                    Part::Extra,
+                    ChangeKind::Added,
+                    "additional properties",
+                    "refused".into(),
+                    "kept".into(),
+                );
+                c.breaking = true;
+                out.push(c);
+            }
+            _ => {}
+        }
+    }
+
+    /// Field renames among the fields `gone` and those that `came`: a removed and an added
+    /// field of the same type and requiredness, when neither has another candidate; among
+    /// several, the one whose description came along.
+    fn field_renames(&self, gone: &[&Field], came: &[&Field]) -> Vec<(String, String)> {
+        let same = |f: &Field, g: &Field| {
+            f.required == g.required && self.old_ty(&f.ty) == self.new_ty(&g.ty)
+        };
+        let best = |c: Vec<&Field>, f: &Field| match c.as_slice() {
+            [one] => Some(one.json_name.clone()),
+            many => {
+                let doc: Vec<_> = many.iter().filter(|g| g.doc == f.doc).collect();
+                match doc.as_slice() {
+                    [one] if f.doc.is_some() => Some(one.json_name.clone()),
+                    _ => None,
+                }
+            }
+        };
+        gone.iter()
+            .filter_map(|f| {
+                let to = best(came.iter().copied().filter(|g| same(f, g)).collect(), f)?;
+                let g = came.iter().find(|g| g.json_name == to)?;
+                let back = best(gone.iter().copied().filter(|h| same(h, g)).collect(), g)?;
+                (back == f.json_name).then(|| (f.json_name.clone(), to))
+            })
+            .collect()
+    }
+
+    /// What changed between two unions' members (by their types): members added or removed.
+    fn union_changes(
+        &self,
+        ov: &[Variant],
+        nv: &[Variant],
+        name: &str,
+        out: &mut Vec<FieldChange>,
+    ) {
+        let olds: BTreeSet<String> = ov.iter().map(|v| self.old_ty(&v.ty)).collect();
+        let news: BTreeSet<String> = nv.iter().map(|v| self.new_ty(&v.ty)).collect();
+        for m in news.difference(&olds) {
+            let mut c = item(Part::Member, ChangeKind::Added, m, String::new(), m.clone());
+            // The enums are non_exhaustive, so Rust code is unaffected; an older
+            // reader refuses the new member unless the union is open.
+            c.wire_breaking = !self.open.contains(name);
+            out.push(c);
+        }
+        for m in olds.difference(&news) {
+            let mut c = item(
+                Part::Member,
+                ChangeKind::Removed,
+                m,
+                m.clone(),
+                String::new(),
+            );
+            c.breaking = true;
+            c.wire_breaking = !self.open.contains(name);
+            out.push(c);
+        }
     }
 
     /// Descriptions and constraints (with [`Options::details`]): a constraint added or
