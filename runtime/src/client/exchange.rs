@@ -220,74 +220,93 @@ impl Client {
             self.negotiated().await?
         };
         if matches!(&*era, Negotiated::Session { .. }) {
-            let reply = match &self.transport {
-                Transport::Http { url, http, .. } => {
-                    let mut era = era;
-                    let (mut renewals, mut resent) = (0, 0);
-                    loop {
-                        let Negotiated::Session { version, session } = &*era else {
-                            return Err(ClientError::protocol("the server left the 2025 protocol"));
-                        };
-                        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-                        // The span names the id the request was first sent with.
-                        #[cfg(feature = "otel")]
-                        if renewals == 0 && resent == 0 {
-                            crate::otel::client_request_id(id);
+            return self.exchange_in_session(method, &params, era).await;
+        }
+        self.exchange_stateless(method, params, resent_flag).await
+    }
+
+    /// A request in the 2025 session `era` names: sent again in a new session when the server
+    /// no longer knows this one, and again in the session when its reply was lost.
+    async fn exchange_in_session(
+        &self,
+        method: &str,
+        params: &Map<String, Value>,
+        era: Arc<Negotiated>,
+    ) -> Result<Value, ClientError> {
+        let reply = match &self.transport {
+            Transport::Http { url, http, .. } => {
+                let mut era = era;
+                let (mut renewals, mut resent) = (0, 0);
+                loop {
+                    let Negotiated::Session { version, session } = &*era else {
+                        return Err(ClientError::protocol("the server left the 2025 protocol"));
+                    };
+                    let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+                    // The span names the id the request was first sent with.
+                    #[cfg(feature = "otel")]
+                    if renewals == 0 && resent == 0 {
+                        crate::otel::client_request_id(id);
+                    }
+                    let msg =
+                        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": &params});
+                    match self
+                        .post_in_session(url, http, version, session.as_deref(), &msg)
+                        .await
+                    {
+                        // The server no longer knows the session (it restarted, or another
+                        // instance answered): open a new one and send the request there.
+                        // Behind a load balancer the new session may land on an instance
+                        // that is itself stopping: a few tries, a little apart.
+                        Err(ClientError::SessionEnded { .. }) if renewals < SESSION_RENEWALS => {
+                            self.forget_session(&era);
+                            era = loop {
+                                if renewals > 0 {
+                                    tokio::time::sleep(Duration::from_millis(
+                                        100 * renewals as u64,
+                                    ))
+                                    .await;
+                                }
+                                renewals += 1;
+                                match self.negotiated().await {
+                                    Ok(era) => break era,
+                                    // The new session's instance went away as it opened.
+                                    Err(
+                                        ClientError::SessionEnded { .. }
+                                        | ClientError::ReplyLost { .. },
+                                    ) if renewals < SESSION_RENEWALS => {}
+                                    Err(e) => return Err(e),
+                                }
+                            };
                         }
-                        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": &params});
-                        match self
-                            .post_in_session(url, http, version, session.as_deref(), &msg)
-                            .await
-                        {
-                            // The server no longer knows the session (it restarted, or another
-                            // instance answered): open a new one and send the request there.
-                            // Behind a load balancer the new session may land on an instance
-                            // that is itself stopping: a few tries, a little apart.
-                            Err(ClientError::SessionEnded { .. })
-                                if renewals < SESSION_RENEWALS =>
-                            {
-                                self.forget_session(&era);
-                                era = loop {
-                                    if renewals > 0 {
-                                        tokio::time::sleep(Duration::from_millis(
-                                            100 * renewals as u64,
-                                        ))
-                                        .await;
-                                    }
-                                    renewals += 1;
-                                    match self.negotiated().await {
-                                        Ok(era) => break era,
-                                        // The new session's instance went away as it opened.
-                                        Err(
-                                            ClientError::SessionEnded { .. }
-                                            | ClientError::ReplyLost { .. },
-                                        ) if renewals < SESSION_RENEWALS => {}
-                                        Err(e) => return Err(e),
-                                    }
-                                };
-                            }
-                            // Sent again in the session: if the session went with its
-                            // instance, the answer is a 404 and the arm above moves on.
-                            Err(ClientError::ReplyLost { .. }) if resent < self.resend_lost => {
-                                resent += 1;
-                                tokio::time::sleep(resend_pause(resent)).await;
-                            }
-                            other => break other?.0,
+                        // Sent again in the session: if the session went with its
+                        // instance, the answer is a 404 and the arm above moves on.
+                        Err(ClientError::ReplyLost { .. }) if resent < self.resend_lost => {
+                            resent += 1;
+                            tokio::time::sleep(resend_pause(resent)).await;
                         }
+                        other => break other?.0,
                     }
                 }
-                Transport::Stdio { .. } | Transport::InProcess { .. } => {
-                    let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-                    #[cfg(feature = "otel")]
-                    crate::otel::client_request_id(id);
-                    self.send(
-                        &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
-                    )
+            }
+            Transport::Stdio { .. } | Transport::InProcess { .. } => {
+                let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+                #[cfg(feature = "otel")]
+                crate::otel::client_request_id(id);
+                self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
                     .await?
-                }
-            };
-            return Self::result_of(reply);
-        }
+            }
+        };
+        Self::result_of(reply)
+    }
+
+    /// A 2026 request, self-contained: the client's `_meta` filled in, sent again under a new id
+    /// when its reply was lost, and once more with the latest version when the server asks.
+    async fn exchange_stateless(
+        &self,
+        method: &str,
+        mut params: Map<String, Value>,
+        resent_flag: &AtomicBool,
+    ) -> Result<Value, ClientError> {
         match params.get_mut("_meta") {
             Some(Value::Object(m)) => {
                 for (k, v) in &self.meta {
