@@ -94,83 +94,7 @@ impl Client {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|c| c.starts_with("text/event-stream"));
         if is_sse {
-            let mut body = resp.into_body();
-            // A 2025-era stream that ends before the reply is resumed from its last event id,
-            // after the server's `retry` hint, a bounded number of times in a row.
-            let mut cursor = Cursor::new();
-            let mut reconnects = 0;
-            loop {
-                let mut events = eventsource_stream::EventStream::new(body.into_data_stream());
-                let mut progressed = false;
-                while let Some(ev) = events.next().await {
-                    let ev = match ev {
-                        Ok(ev) => ev,
-                        // A stream that is not UTF-8 or not SSE came whole but unreadable: the
-                        // server answered, so it is not sent again as a lost reply would be.
-                        Err(
-                            e @ (eventsource_stream::EventStreamError::Utf8(_)
-                            | eventsource_stream::EventStreamError::Parser(_)),
-                        ) => {
-                            return Err(ClientError::protocol(format!(
-                                "the event stream does not read: {e}"
-                            )))
-                        }
-                        // A session's stream is resumed below; any other is lost.
-                        Err(_) if session.is_some() => break,
-                        Err(e) => return Err(ClientError::reply_lost(url, Cause::of(e))),
-                    };
-                    cursor.saw(&ev);
-                    let Ok(v) = crate::wire::from_text::<Value>(&ev.data) else {
-                        continue;
-                    };
-                    progressed = true;
-                    if v.get("method").is_none() && v.get("id").is_some() && v.get("id") == id {
-                        return Ok(v);
-                    }
-                    watch(&self.watchers, &v);
-                    match &session {
-                        // The server's requests are answered and POSTed back in the session.
-                        Some(s) => {
-                            s.deliver(&self.handler, self.notifications.as_ref(), v)
-                                .await?
-                        }
-                        None => {
-                            if let Some(tx) = &self.notifications {
-                                let _ = tx.send(v);
-                            }
-                        }
-                    }
-                }
-                reconnects = if progressed { 1 } else { reconnects + 1 };
-                let (Some(s), Some(last)) = (&session, &cursor.last) else {
-                    break;
-                };
-                if reconnects > MAX_RECONNECTS {
-                    break;
-                }
-                tokio::time::sleep(cursor.retry).await;
-                body = match s.open(Some(last)).await {
-                    Opened::Stream(body) => body,
-                    // The session is gone (its instance stopped, say): the request is sent
-                    // again in a new one.
-                    Opened::Gone => {
-                        return Err(ClientError::SessionEnded {
-                            target: s.url.clone(),
-                            session: s.session.clone().unwrap_or_default(),
-                        })
-                    }
-                    Opened::Refused(why) | Opened::Failed(why) => {
-                        return Err(ClientError::transport(
-                            url,
-                            Cause::words(format!("resuming the event stream: {why}")),
-                        ))
-                    }
-                };
-            }
-            return Err(ClientError::reply_lost(
-                url,
-                Cause::words("the event stream ended without a response"),
-            ));
+            return self.read_stream(url, resp.into_body(), id, session).await;
         }
         let body = resp
             .into_body()
@@ -181,16 +105,116 @@ impl Client {
         if session.is_some() && (id.is_none() || body.is_empty()) {
             return Ok(Value::Null);
         }
+        self.read_json(url, status, challenge.as_deref(), &body)
+    }
+
+    /// The reply to the request `id` in an SSE stream (`body`): the other messages are
+    /// notifications or, on a 2025 session, the server's requests, answered and POSTed back; a
+    /// session's stream that ends before the reply is resumed from its last event id.
+    async fn read_stream(
+        &self,
+        url: &str,
+        mut body: hyper::body::Incoming,
+        id: Option<&Value>,
+        session: Option<SessionHttp>,
+    ) -> Result<Value, ClientError> {
+        // A 2025-era stream that ends before the reply is resumed from its last event id,
+        // after the server's `retry` hint, a bounded number of times in a row.
+        let mut cursor = Cursor::new();
+        let mut reconnects = 0;
+        loop {
+            let mut events = eventsource_stream::EventStream::new(body.into_data_stream());
+            let mut progressed = false;
+            while let Some(ev) = events.next().await {
+                let ev = match ev {
+                    Ok(ev) => ev,
+                    // A stream that is not UTF-8 or not SSE came whole but unreadable: the
+                    // server answered, so it is not sent again as a lost reply would be.
+                    Err(
+                        e @ (eventsource_stream::EventStreamError::Utf8(_)
+                        | eventsource_stream::EventStreamError::Parser(_)),
+                    ) => {
+                        return Err(ClientError::protocol(format!(
+                            "the event stream does not read: {e}"
+                        )))
+                    }
+                    // A session's stream is resumed below; any other is lost.
+                    Err(_) if session.is_some() => break,
+                    Err(e) => return Err(ClientError::reply_lost(url, Cause::of(e))),
+                };
+                cursor.saw(&ev);
+                let Ok(v) = crate::wire::from_text::<Value>(&ev.data) else {
+                    continue;
+                };
+                progressed = true;
+                if v.get("method").is_none() && v.get("id").is_some() && v.get("id") == id {
+                    return Ok(v);
+                }
+                watch(&self.watchers, &v);
+                match &session {
+                    // The server's requests are answered and POSTed back in the session.
+                    Some(s) => {
+                        s.deliver(&self.handler, self.notifications.as_ref(), v)
+                            .await?
+                    }
+                    None => {
+                        if let Some(tx) = &self.notifications {
+                            let _ = tx.send(v);
+                        }
+                    }
+                }
+            }
+            reconnects = if progressed { 1 } else { reconnects + 1 };
+            let (Some(s), Some(last)) = (&session, &cursor.last) else {
+                break;
+            };
+            if reconnects > MAX_RECONNECTS {
+                break;
+            }
+            tokio::time::sleep(cursor.retry).await;
+            body = match s.open(Some(last)).await {
+                Opened::Stream(body) => body,
+                // The session is gone (its instance stopped, say): the request is sent
+                // again in a new one.
+                Opened::Gone => {
+                    return Err(ClientError::SessionEnded {
+                        target: s.url.clone(),
+                        session: s.session.clone().unwrap_or_default(),
+                    })
+                }
+                Opened::Refused(why) | Opened::Failed(why) => {
+                    return Err(ClientError::transport(
+                        url,
+                        Cause::words(format!("resuming the event stream: {why}")),
+                    ))
+                }
+            };
+        }
+        Err(ClientError::reply_lost(
+            url,
+            Cause::words("the event stream ended without a response"),
+        ))
+    }
+
+    /// The reply in a plain HTTP body, answered `status` (with the `WWW-Authenticate`
+    /// `challenge`, if any): a refusal at the door is the error its challenge says.
+    fn read_json(
+        &self,
+        url: &str,
+        status: hyper::StatusCode,
+        challenge: Option<&str>,
+        body: &[u8],
+    ) -> Result<Value, ClientError> {
         // Refused at the door, whatever the body says: the challenge says what to do.
         match status.as_u16() {
             401 => {
                 return Err(ClientError::Unauthorized {
-                    challenge: Challenge::parse(challenge.as_deref()),
+                    challenge: Challenge::parse(challenge),
                     logged_in: self.logs_in(),
                 })
             }
             403 => {
-                let challenge = Challenge::parse(challenge.as_deref());
+                let challenge = Challenge::parse(challenge);
                 if challenge.error.as_deref() == Some("insufficient_scope") {
                     return Err(ClientError::Forbidden {
                         scopes: challenge.scopes(),
@@ -200,7 +224,7 @@ impl Client {
             }
             _ => {}
         }
-        serde_json::from_slice(&body).map_err(|_| match status.as_u16() {
+        serde_json::from_slice(body).map_err(|_| match status.as_u16() {
             // A gateway's own answer: the instance behind it never replied.
             502..=504 => ClientError::reply_lost(
                 url,
