@@ -269,6 +269,23 @@ async fn serve_until(
         });
     }
     drop(listener);
+    wind_down(&server, graceful, connections, &limits, &endpoint).await;
+    // What telemetry still holds is sent before the process exits.
+    #[cfg(feature = "otel")]
+    crate::otel::flush().await;
+    Ok(())
+}
+
+/// After the listener is closed: the server's streams end, requests in flight get
+/// `limits.shutdown_grace` (then are cut off), and the connections are closed; requests that
+/// arrived while draining are counted in the log.
+async fn wind_down(
+    server: &Server,
+    graceful: hyper_util::server::graceful::GracefulShutdown,
+    mut connections: tokio::task::JoinSet<()>,
+    limits: &crate::transport::Limits,
+    endpoint: &Endpoint,
+) {
     server.close_streams();
     tracing::info!("shutting down: waiting for requests in flight");
     if tokio::time::timeout(limits.shutdown_grace, graceful.shutdown())
@@ -296,10 +313,6 @@ async fn serve_until(
     } else {
         tracing::info!(requests_while_draining = 0u64, "stopped");
     }
-    // What telemetry still holds is sent before the process exits.
-    #[cfg(feature = "otel")]
-    crate::otel::flush().await;
-    Ok(())
 }
 
 /// What [`serve_listener`] serves on each connection: a POST to the MCP path goes straight to
