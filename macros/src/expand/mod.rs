@@ -77,36 +77,7 @@ fn generate(m: &Model) -> TokenStream {
     let field_names: Vec<Ident> = (0..m.args.len())
         .map(|i| format_ident!("__mcp_arg_{}", i))
         .collect();
-    // The input schema is built by the runtime from a table of the arguments (no schemars
-    // derive to compile), each type's own schema through `schema_of::<T>`.
-    let arg_schemas: Vec<TokenStream> = m
-        .args
-        .iter()
-        .filter(|a| !a.from_call)
-        .map(|a| {
-            let t = &a.ty;
-            let wire = a.wire_name();
-            let description = opt_str(&a.description);
-            let header = opt_str(&a.header);
-            let optional = a.optional;
-            // A type named like a built-in one gets the runtime's own schema (no schemars);
-            // `Builtin`'s bound checks that the name meant that type.
-            let schema = if is_builtin(t) {
-                quote!(#rt::__private::builtin)
-            } else {
-                quote!(#rt::__private::schema_of)
-            };
-            quote! {
-                #rt::__private::ArgSchema {
-                    name: #wire,
-                    description: #description,
-                    header: #header,
-                    optional: #optional,
-                    schema: #schema::<#t>,
-                }
-            }
-        })
-        .collect();
+    let arg_schemas = arg_schemas(m, &rt);
     let sig_inputs = &func.sig.inputs;
     let output = &func.sig.output;
     let body = &func.block;
@@ -128,36 +99,7 @@ fn generate(m: &Model) -> TokenStream {
             #vis async fn run(#sig_inputs) #output #body
         }
     };
-    // Parameters taken from the call are extracted before the handler's future is made, so a
-    // missing one fails the call at once.
-    let extract: Vec<TokenStream> = m
-        .args
-        .iter()
-        .zip(&field_names)
-        .filter(|(a, _)| a.from_call)
-        .map(|(a, field)| {
-            let t = &a.ty;
-            quote_spanned! {t.span()=>
-                let #field = match <#t as #rt::handler::FromCall>::from_call(__mcp_parts) {
-                    ::core::result::Result::Ok(v) => v,
-                    ::core::result::Result::Err(e) => return #rt::__private::failed(e),
-                };
-            }
-        })
-        .collect();
-    let call_types: Vec<&Type> = m
-        .args
-        .iter()
-        .filter(|a| a.from_call)
-        .map(|a| &a.ty)
-        .collect();
-    let needs = (!call_types.is_empty()).then(|| {
-        quote! {
-            fn needs(&self) -> ::std::vec::Vec<#rt::handler::Need> {
-                [#(<#call_types as #rt::handler::FromCall>::need()),*].into_iter().flatten().collect()
-            }
-        }
-    });
+    let (extract, needs) = from_call(m, &rt, &field_names);
     let map_type = quote!(#rt::__private::serde_json::Map<::std::string::String, #rt::__private::serde_json::Value>);
     let ret_span = output.span();
     let shared = Shared {
@@ -187,6 +129,78 @@ fn generate(m: &Model) -> TokenStream {
             #imp
         };
     }
+}
+
+/// The input schema's table of the arguments (no schemars derive to compile): each
+/// argument's wire name, description, header and whether it is optional, and its type's own
+/// schema through `schema_of::<T>` (or the runtime's own for a built-in type).
+fn arg_schemas(m: &Model, rt: &TokenStream) -> Vec<TokenStream> {
+    m.args
+        .iter()
+        .filter(|a| !a.from_call)
+        .map(|a| {
+            let t = &a.ty;
+            let wire = a.wire_name();
+            let description = opt_str(&a.description);
+            let header = opt_str(&a.header);
+            let optional = a.optional;
+            // A type named like a built-in one gets the runtime's own schema (no schemars);
+            // `Builtin`'s bound checks that the name meant that type.
+            let schema = if is_builtin(t) {
+                quote!(#rt::__private::builtin)
+            } else {
+                quote!(#rt::__private::schema_of)
+            };
+            quote! {
+                #rt::__private::ArgSchema {
+                    name: #wire,
+                    description: #description,
+                    header: #header,
+                    optional: #optional,
+                    schema: #schema::<#t>,
+                }
+            }
+        })
+        .collect()
+}
+
+/// The parameters taken from the call (`State<T>`, `Principal`, ...): their extraction, which
+/// runs before the handler's future is made so a missing one fails the call at once, and the
+/// `needs` the server checks when it is built.
+fn from_call(
+    m: &Model,
+    rt: &TokenStream,
+    field_names: &[Ident],
+) -> (Vec<TokenStream>, Option<TokenStream>) {
+    let extract: Vec<TokenStream> = m
+        .args
+        .iter()
+        .zip(field_names)
+        .filter(|(a, _)| a.from_call)
+        .map(|(a, field)| {
+            let t = &a.ty;
+            quote_spanned! {t.span()=>
+                let #field = match <#t as #rt::handler::FromCall>::from_call(__mcp_parts) {
+                    ::core::result::Result::Ok(v) => v,
+                    ::core::result::Result::Err(e) => return #rt::__private::failed(e),
+                };
+            }
+        })
+        .collect();
+    let call_types: Vec<&Type> = m
+        .args
+        .iter()
+        .filter(|a| a.from_call)
+        .map(|a| &a.ty)
+        .collect();
+    let needs = (!call_types.is_empty()).then(|| {
+        quote! {
+            fn needs(&self) -> ::std::vec::Vec<#rt::handler::Need> {
+                [#(<#call_types as #rt::handler::FromCall>::need()),*].into_iter().flatten().collect()
+            }
+        }
+    });
+    (extract, needs)
 }
 
 /// `tokens` with every token's span set to `span`.

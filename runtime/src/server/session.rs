@@ -510,88 +510,13 @@ impl Server {
             // Notifications: `initialized`, `cancelled` (the transport's), and the rest.
             return None;
         };
-        let simple = |result: Value| Some(result_text(&id, result));
-        match method.as_str() {
-            "ping" => return simple(json!({})),
-            "initialize" => {
-                return Some(error_text(
-                    Some(&id),
-                    Error::invalid_request("the session is already initialized"),
-                ))
-            }
-            "logging/setLevel" => {
-                let level = object.get("params").and_then(|p| p.get("level")).cloned();
-                match level.filter(|l| crate::wire::from_value_text::<LoggingLevel>(l).is_ok()) {
-                    Some(level) => *lock(&session.log_level) = Some(level),
-                    None => {
-                        let error = Error::invalid_params("logging/setLevel needs a level");
-                        return Some(error_text(Some(&id), error));
-                    }
-                }
-                return simple(json!({}));
-            }
-            "resources/subscribe" | "resources/unsubscribe" => {
-                let uri = object
-                    .get("params")
-                    .and_then(|p| p.get("uri"))
-                    .and_then(Value::as_str);
-                let Some(uri) = uri else {
-                    let error = Error::invalid_params(format!("{method} needs a uri"));
-                    return Some(error_text(Some(&id), error));
-                };
-                let mut subscriptions = lock(&session.subscriptions);
-                if method == "resources/unsubscribe" {
-                    subscriptions.retain(|s| s != uri);
-                } else if !subscriptions.iter().any(|s| s == uri) {
-                    // Counted before anything is kept: a session holds what it subscribed to
-                    // for its whole life.
-                    let kept = subscriptions.iter().map(String::as_str);
-                    let within = subscriptions_within(&method, kept.chain([uri]), &session.limits);
-                    if let Err(error) = within {
-                        return Some(error_text(Some(&id), error));
-                    }
-                    subscriptions.push(uri.to_string());
-                }
-                return simple(json!({}));
-            }
-            "subscriptions/listen" | "server/discover" => {
-                // 2026-only methods; a 2025 session has its own ways.
-                return Some(error_text(Some(&id), Error::method_not_found(&method)));
-            }
-            _ => {}
+        if let Some(reply) = answer_in_session(session, &method, &id, object) {
+            return Some(reply);
         }
         // Everything else is a request the handlers serve: give it the `_meta` a 2026 request
         // would carry, from the session.
-        let params = object
-            .entry("params")
-            .or_insert_with(|| Value::Object(Map::new()));
-        let Some(params) = params.as_object_mut() else {
-            return Some(error_text(
-                Some(&id),
-                Error::invalid_params("params must be an object"),
-            ));
-        };
-        let meta = params
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(Map::new()));
-        let Some(meta) = meta.as_object_mut() else {
-            return Some(error_text(
-                Some(&id),
-                Error::invalid_params("_meta must be an object"),
-            ));
-        };
-        meta.insert(crate::wire::META_VERSION.into(), json!(session.version));
-        let (capabilities, client_info) = session.client();
-        meta.insert(crate::wire::META_CAPS.into(), capabilities.clone());
-        match client_info {
-            Some(client_info) => {
-                meta.insert(crate::wire::META_CLIENT_INFO.into(), client_info.clone())
-            }
-            // One the client wrote itself is not the session's either.
-            None => meta.remove(crate::wire::META_CLIENT_INFO),
-        };
-        if let Some(level) = lock(&session.log_level).clone() {
-            meta.insert(crate::wire::META_LOG_LEVEL.into(), level);
+        if let Err(error) = give_session_meta(session, object) {
+            return Some(error_text(Some(&id), error));
         }
         let text = match serde_json::to_vec(&message) {
             Ok(t) => t,
@@ -726,4 +651,92 @@ fn strip_stateless_only(result: &mut ServerResult) -> bool {
         _ => return false,
     }
     true
+}
+
+/// The reply to a request the 2025 session answers itself (`ping`, `initialize` again,
+/// `logging/setLevel`, `resources/subscribe` and `unsubscribe`, and the 2026-only methods it
+/// refuses); none for a request the handlers serve.
+fn answer_in_session(
+    session: &Session,
+    method: &str,
+    id: &Value,
+    object: &Map<String, Value>,
+) -> Option<String> {
+    let simple = |result: Value| Some(result_text(id, result));
+    match method {
+        "ping" => simple(json!({})),
+        "initialize" => Some(error_text(
+            Some(id),
+            Error::invalid_request("the session is already initialized"),
+        )),
+        "logging/setLevel" => {
+            let level = object.get("params").and_then(|p| p.get("level")).cloned();
+            match level.filter(|l| crate::wire::from_value_text::<LoggingLevel>(l).is_ok()) {
+                Some(level) => *lock(&session.log_level) = Some(level),
+                None => {
+                    let error = Error::invalid_params("logging/setLevel needs a level");
+                    return Some(error_text(Some(id), error));
+                }
+            }
+            simple(json!({}))
+        }
+        "resources/subscribe" | "resources/unsubscribe" => {
+            let uri = object
+                .get("params")
+                .and_then(|p| p.get("uri"))
+                .and_then(Value::as_str);
+            let Some(uri) = uri else {
+                let error = Error::invalid_params(format!("{method} needs a uri"));
+                return Some(error_text(Some(id), error));
+            };
+            let mut subscriptions = lock(&session.subscriptions);
+            if method == "resources/unsubscribe" {
+                subscriptions.retain(|s| s != uri);
+            } else if !subscriptions.iter().any(|s| s == uri) {
+                // Counted before anything is kept: a session holds what it subscribed to
+                // for its whole life.
+                let kept = subscriptions.iter().map(String::as_str);
+                let within = subscriptions_within(method, kept.chain([uri]), &session.limits);
+                if let Err(error) = within {
+                    return Some(error_text(Some(id), error));
+                }
+                subscriptions.push(uri.to_string());
+            }
+            simple(json!({}))
+        }
+        // 2026-only methods; a 2025 session has its own ways.
+        "subscriptions/listen" | "server/discover" => {
+            Some(error_text(Some(id), Error::method_not_found(method)))
+        }
+        _ => None,
+    }
+}
+
+/// Give a request of the 2025 session the `_meta` a 2026 request would carry: the session's
+/// version, the client's capabilities and info, and its log level.
+fn give_session_meta(session: &Session, object: &mut Map<String, Value>) -> Result<(), Error> {
+    let params = object
+        .entry("params")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(params) = params.as_object_mut() else {
+        return Err(Error::invalid_params("params must be an object"));
+    };
+    let meta = params
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(meta) = meta.as_object_mut() else {
+        return Err(Error::invalid_params("_meta must be an object"));
+    };
+    meta.insert(crate::wire::META_VERSION.into(), json!(session.version));
+    let (capabilities, client_info) = session.client();
+    meta.insert(crate::wire::META_CAPS.into(), capabilities.clone());
+    match client_info {
+        Some(client_info) => meta.insert(crate::wire::META_CLIENT_INFO.into(), client_info.clone()),
+        // One the client wrote itself is not the session's either.
+        None => meta.remove(crate::wire::META_CLIENT_INFO),
+    };
+    if let Some(level) = lock(&session.log_level).clone() {
+        meta.insert(crate::wire::META_LOG_LEVEL.into(), level);
+    }
+    Ok(())
 }

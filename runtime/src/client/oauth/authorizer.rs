@@ -54,6 +54,15 @@ pub(crate) fn due(c: &Credentials) -> bool {
             .is_some_and(|at| now() + REFRESH_MARGIN.as_secs() >= at)
 }
 
+/// An OAuth client whose token endpoint is known, and no other endpoint yet.
+pub(crate) type TokenClient = BasicClient<
+    oauth2::EndpointNotSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointSet,
+>;
+
 impl Authorizer {
     pub(crate) fn new(config: OAuth, http: HttpClient, server: &str) -> Self {
         Authorizer {
@@ -328,19 +337,7 @@ impl Authorizer {
     }
 
     /// A client for the token endpoint with this registration.
-    pub(crate) fn token_client(
-        &self,
-        c: &Credentials,
-    ) -> Result<
-        BasicClient<
-            oauth2::EndpointNotSet,
-            oauth2::EndpointNotSet,
-            oauth2::EndpointNotSet,
-            oauth2::EndpointNotSet,
-            oauth2::EndpointSet,
-        >,
-        ClientError,
-    > {
+    pub(crate) fn token_client(&self, c: &Credentials) -> Result<TokenClient, ClientError> {
         let token = TokenUrl::new(c.token_endpoint.clone()).map_err(|e| {
             login_error(
                 LoginStep::Token,

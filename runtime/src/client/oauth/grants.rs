@@ -29,28 +29,7 @@ impl Authorizer {
             .credentials
             .as_ref()
             .filter(|c| c.issuer == server.key());
-        let mut scopes: BTreeSet<String> = match &challenge.scope {
-            Some(s) => s.split_whitespace().map(str::to_string).collect(),
-            None => found
-                .scopes_supported
-                .clone()
-                .unwrap_or_default()
-                .into_iter()
-                .collect(),
-        };
-        if let Some(c) = held {
-            scopes.extend(c.scope.split_whitespace().map(str::to_string));
-        }
-        let code_grant = matches!(self.config.grant, Grant::Code(_));
-        if code_grant
-            && self.config.offline_access
-            && server
-                .scopes_supported
-                .as_ref()
-                .is_some_and(|s| s.iter().any(|s| s == "offline_access"))
-        {
-            scopes.insert("offline_access".to_string());
-        }
+        let scopes = self.scopes_to_ask(&found, challenge, held);
         let scope = scopes.iter().cloned().collect::<Vec<_>>().join(" ");
         let registration = self.register(&found, held, &scope).await?;
         let mut credentials = Credentials {
@@ -102,44 +81,8 @@ impl Authorizer {
                     .await?
             }
             Grant::Code(handler) => {
-                if !server.pkce_s256 {
-                    return Err(login_error(
-                        LoginStep::Discovery,
-                        format!(
-                            "the authorization server {} does not support PKCE with S256",
-                            server.key()
-                        ),
-                    ));
-                }
-                let auth = AuthUrl::new(server.authorization_endpoint.clone()).map_err(|e| {
-                    login_error(
-                        LoginStep::Discovery,
-                        format!(
-                            "authorization endpoint {}: {e}",
-                            server.authorization_endpoint
-                        ),
-                    )
-                })?;
-                let redirect = RedirectUrl::new(handler.redirect_uri()).map_err(|e| {
-                    login_error(LoginStep::Authorization, format!("redirect URI: {e}"))
-                })?;
-                let client = client.set_auth_uri(auth).set_redirect_uri(redirect);
-                let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
-                let (url, state) = client
-                    .authorize_url(CsrfToken::new_random)
-                    .add_scopes(scopes.iter().cloned().map(Scope::new))
-                    .set_pkce_challenge(challenge)
-                    .add_extra_param("resource", resource.clone())
-                    .url();
-                let back = handler.authorize(url).await?;
-                let code = Self::code_from(&back, state.secret(), server)?;
-                client
-                    .exchange_code(AuthorizationCode::new(code))
-                    .set_pkce_verifier(verifier)
-                    .add_extra_param("resource", resource)
-                    .request_async(&http)
-                    .await
-                    .map_err(token_error)?
+                self.code_grant(client, handler.as_ref(), server, &scopes, resource, &http)
+                    .await?
             }
         };
         credentials.access_token = answer.access_token().secret().clone();
@@ -155,6 +98,91 @@ impl Authorizer {
         // Logged in: the configured credentials stay with this server from now on.
         crate::wire::lock(&self.bound).get_or_insert_with(|| server.key().to_string());
         self.keep(session, credentials)
+    }
+
+    /// The scopes to ask `found`'s authorization server for: those the `challenge` names (else
+    /// every scope the resource supports), those `held` already, and `offline_access` for a
+    /// refresh token where the code grant may ask for it.
+    fn scopes_to_ask(
+        &self,
+        found: &Discovered,
+        challenge: &Challenge,
+        held: Option<&Credentials>,
+    ) -> BTreeSet<String> {
+        let server = &found.server;
+        let mut scopes: BTreeSet<String> = match &challenge.scope {
+            Some(s) => s.split_whitespace().map(str::to_string).collect(),
+            None => found
+                .scopes_supported
+                .clone()
+                .unwrap_or_default()
+                .into_iter()
+                .collect(),
+        };
+        if let Some(c) = held {
+            scopes.extend(c.scope.split_whitespace().map(str::to_string));
+        }
+        let code_grant = matches!(self.config.grant, Grant::Code(_));
+        if code_grant
+            && self.config.offline_access
+            && server
+                .scopes_supported
+                .as_ref()
+                .is_some_and(|s| s.iter().any(|s| s == "offline_access"))
+        {
+            scopes.insert("offline_access".to_string());
+        }
+        scopes
+    }
+
+    /// The authorization code grant with PKCE (S256): the user approves at the authorization
+    /// endpoint through the host's `handler`, and the code that comes back is exchanged.
+    async fn code_grant(
+        &self,
+        client: super::authorizer::TokenClient,
+        handler: &dyn AuthorizationHandler,
+        server: &AuthServer,
+        scopes: &BTreeSet<String>,
+        resource: String,
+        http: &OAuthHttp,
+    ) -> Result<oauth2::basic::BasicTokenResponse, ClientError> {
+        if !server.pkce_s256 {
+            return Err(login_error(
+                LoginStep::Discovery,
+                format!(
+                    "the authorization server {} does not support PKCE with S256",
+                    server.key()
+                ),
+            ));
+        }
+        let auth = AuthUrl::new(server.authorization_endpoint.clone()).map_err(|e| {
+            login_error(
+                LoginStep::Discovery,
+                format!(
+                    "authorization endpoint {}: {e}",
+                    server.authorization_endpoint
+                ),
+            )
+        })?;
+        let redirect = RedirectUrl::new(handler.redirect_uri())
+            .map_err(|e| login_error(LoginStep::Authorization, format!("redirect URI: {e}")))?;
+        let client = client.set_auth_uri(auth).set_redirect_uri(redirect);
+        let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+        let (url, state) = client
+            .authorize_url(CsrfToken::new_random)
+            .add_scopes(scopes.iter().cloned().map(Scope::new))
+            .set_pkce_challenge(challenge)
+            .add_extra_param("resource", resource.clone())
+            .url();
+        let back = handler.authorize(url).await?;
+        let code = Self::code_from(&back, state.secret(), server)?;
+        client
+            .exchange_code(AuthorizationCode::new(code))
+            .set_pkce_verifier(verifier)
+            .add_extra_param("resource", resource)
+            .request_async(http)
+            .await
+            .map_err(token_error)
     }
 
     /// The JWT bearer grant (RFC 7523): a token for `assertion`.
