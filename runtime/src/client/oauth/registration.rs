@@ -65,6 +65,17 @@ impl Authorizer {
                 auth_method: "none".to_string(),
             });
         }
+        self.register_dynamically(server, scope).await
+    }
+
+    /// A new registration at `server`'s registration endpoint (RFC 7591), for the code grant
+    /// with `scope`: the token endpoint's authentication is the first of `none`,
+    /// `client_secret_basic` and `client_secret_post` the server supports.
+    async fn register_dynamically(
+        &self,
+        server: &AuthServer,
+        scope: &str,
+    ) -> Result<Registration, ClientError> {
         let Some(endpoint) = &server.registration_endpoint else {
             return Err(login_error(
                 LoginStep::Registration,
