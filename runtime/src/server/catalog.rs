@@ -123,6 +123,36 @@ pub(crate) struct Registry {
     pub(crate) resources: Vec<Arc<RegisteredResource>>,
 }
 
+impl Registry {
+    /// The registry of these handlers, each read once (descriptor, fingerprint); a later one of
+    /// a name already taken replaces the earlier.
+    pub(crate) fn of(
+        tools: Vec<Arc<dyn ToolHandler>>,
+        prompts: Vec<Arc<dyn PromptHandler>>,
+        resources: Vec<Arc<dyn ResourceHandler>>,
+    ) -> Self {
+        let mut registry = Registry::default();
+        for handler in tools {
+            let tool = RegisteredTool::new(handler);
+            registry
+                .tools
+                .insert(tool.descriptor.name.clone(), Arc::new(tool));
+        }
+        for handler in prompts {
+            let prompt = RegisteredPrompt::new(handler);
+            registry
+                .prompts
+                .insert(prompt.descriptor.name.clone(), Arc::new(prompt));
+        }
+        for handler in resources {
+            registry
+                .resources
+                .push(Arc::new(RegisteredResource::new(handler)));
+        }
+        registry
+    }
+}
+
 /// The shared state behind a server's registry and its [`Catalog`] handles.
 pub(crate) struct Shared {
     pub(crate) current: ArcSwap<Registry>,

@@ -436,45 +436,14 @@ impl ServerBuilder {
 
     /// Build the server. Fails when a handler needs a state type that is not registered, or
     /// when no random request-state key can be made.
-    pub fn build(self) -> Result<Server, BuildError> {
-        let mut registry = catalog::Registry::default();
-        for handler in self.tools {
-            let tool = catalog::RegisteredTool::new(handler);
-            registry
-                .tools
-                .insert(tool.descriptor.name.clone(), Arc::new(tool));
-        }
-        for handler in self.prompts {
-            let prompt = catalog::RegisteredPrompt::new(handler);
-            registry
-                .prompts
-                .insert(prompt.descriptor.name.clone(), Arc::new(prompt));
-        }
-        for handler in self.resources {
-            registry
-                .resources
-                .push(Arc::new(catalog::RegisteredResource::new(handler)));
-        }
+    pub fn build(mut self) -> Result<Server, BuildError> {
+        let registry = catalog::Registry::of(
+            std::mem::take(&mut self.tools),
+            std::mem::take(&mut self.prompts),
+            std::mem::take(&mut self.resources),
+        );
         Self::check_needs(&self.app_state, &registry)?;
-        let from_env = match (&self.keys, self.keys_from_env) {
-            (None, true) => KeyRing::from_env()?,
-            _ => None,
-        };
-        let ephemeral_keys = self.keys.is_none() && from_env.is_none();
-        let keys = match self.keys.or(from_env) {
-            Some(k) => k,
-            None => {
-                tracing::debug!("no request-state keys configured: using a random key");
-                KeyRing::random()?
-            }
-        };
-        // Single use by default, on this instance (a shared store extends it across instances).
-        let mut codec = RequestStateCodec::new(keys)
-            .ttl(self.request_state_ttl)
-            .single_use(crate::request_state::InMemoryReplayGuard::default());
-        if let Some(hook) = self.codec_hook {
-            codec = hook(codec);
-        }
+        let (codec, ephemeral_keys) = self.codec()?;
         let changes = tokio::sync::broadcast::channel(64).0;
         #[cfg(feature = "metrics")]
         let metrics = self
@@ -537,6 +506,35 @@ impl ServerBuilder {
             #[cfg(feature = "validate")]
             validate_requests: self.validate_requests,
         })
+    }
+}
+
+impl ServerBuilder {
+    /// The `requestState` codec: the key ring given, else the one in the environment when asked
+    /// for, else a random key (then also `true`: the keys die with the process); single use on
+    /// this instance unless a hook extends it.
+    fn codec(&mut self) -> Result<(RequestStateCodec, bool), BuildError> {
+        let keys = self.keys.take();
+        let from_env = match (&keys, self.keys_from_env) {
+            (None, true) => KeyRing::from_env()?,
+            _ => None,
+        };
+        let ephemeral_keys = keys.is_none() && from_env.is_none();
+        let keys = match keys.or(from_env) {
+            Some(k) => k,
+            None => {
+                tracing::debug!("no request-state keys configured: using a random key");
+                KeyRing::random()?
+            }
+        };
+        // Single use by default, on this instance (a shared store extends it across instances).
+        let mut codec = RequestStateCodec::new(keys)
+            .ttl(self.request_state_ttl)
+            .single_use(crate::request_state::InMemoryReplayGuard::default());
+        if let Some(hook) = self.codec_hook.take() {
+            codec = hook(codec);
+        }
+        Ok((codec, ephemeral_keys))
     }
 }
 
