@@ -124,8 +124,9 @@ pub(crate) struct Registry {
 }
 
 impl Registry {
-    /// The registry of these handlers, each read once (descriptor, fingerprint); a later one of
-    /// a name already taken replaces the earlier.
+    /// The registry of these handlers, each read once (descriptor, fingerprint): a tool or
+    /// prompt of a name already taken replaces the earlier one, as `Catalog::add_tool` does;
+    /// resources are kept in the order given.
     pub(crate) fn of(
         tools: Vec<Arc<dyn ToolHandler>>,
         prompts: Vec<Arc<dyn PromptHandler>>,
@@ -133,16 +134,10 @@ impl Registry {
     ) -> Self {
         let mut registry = Registry::default();
         for handler in tools {
-            let tool = RegisteredTool::new(handler);
-            registry
-                .tools
-                .insert(tool.descriptor.name.clone(), Arc::new(tool));
+            Entry::insert(&mut registry, Arc::new(RegisteredTool::new(handler)));
         }
         for handler in prompts {
-            let prompt = RegisteredPrompt::new(handler);
-            registry
-                .prompts
-                .insert(prompt.descriptor.name.clone(), Arc::new(prompt));
+            Entry::insert(&mut registry, Arc::new(RegisteredPrompt::new(handler)));
         }
         for handler in resources {
             registry
