@@ -80,8 +80,10 @@ pub enum ClientError {
         session: String,
     },
     /// The server wants credentials it did not get (HTTP 401): without a login configured, use
-    /// [`Client::oauth`] (feature `oauth`) or [`Client::header`] with a token; with one, the
-    /// server kept refusing the tokens the login obtained.
+    #[cfg_attr(feature = "oauth", doc = "[`Client::oauth`] (feature `oauth`)")]
+    #[cfg_attr(not(feature = "oauth"), doc = "`Client::oauth` (feature `oauth`)")]
+    /// or [`Client::header`] with a token; with one, the server kept refusing the tokens the
+    /// login obtained.
     Unauthorized {
         /// The server's challenge (`WWW-Authenticate`), as far as it was given.
         challenge: Challenge,
@@ -96,7 +98,11 @@ pub enum ClientError {
         /// The server's challenge.
         challenge: Challenge,
     },
-    /// The client's login failed at `step` ([`Client::oauth`]).
+    #[cfg_attr(
+        feature = "oauth",
+        doc = "The client's login failed at `step` ([`Client::oauth`])."
+    )]
+    #[cfg_attr(not(feature = "oauth"), doc = "The client's login failed at `step`.")]
     Login {
         /// Where it failed.
         step: LoginStep,

@@ -20,8 +20,14 @@
 //! `_meta`, and the server's own `elicitation/create`, `sampling/createMessage` and `roots/list`
 //! requests answered through the same [`InputHandler`].
 //!
-//! With the `oauth` feature, [`Client::oauth`] logs in to servers that require OAuth 2.1
-//! ([`oauth`]).
+#![cfg_attr(
+    feature = "oauth",
+    doc = "With the `oauth` feature, [`Client::oauth`] logs in to servers that require OAuth 2.1 ([`oauth`])."
+)]
+#![cfg_attr(
+    not(feature = "oauth"),
+    doc = "With the `oauth` feature, `Client::oauth` logs in to servers that require OAuth 2.1."
+)]
 
 #[cfg(feature = "oauth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]

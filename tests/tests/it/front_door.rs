@@ -175,21 +175,42 @@ fn project_files_speak_of_the_project_only() {
     assert!(found.is_empty(), "{found:#?}");
 }
 
+/// The newest modification time of a file under `path` (itself, when it is a file).
+fn newest(path: &std::path::Path) -> Option<std::time::SystemTime> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_dir() {
+        return meta.modified().ok();
+    }
+    std::fs::read_dir(path)
+        .ok()?
+        .filter_map(|e| newest(&e.ok()?.path()))
+        .max()
+}
+
 /// The quickstart example's executable: the one `cargo test` built beside this test binary
-/// (it builds the examples of the packages it tests) when it is newer than the example's
-/// source, else built now.
+/// (it builds the examples of the packages it tests) when it is newer than every source it is
+/// built from (the example, the runtime, the macros, the bindings and the lock file), else
+/// built now. A binary left from before a change to the runtime is never used: `cargo test -p
+/// mcp-tests` alone rebuilds this test, not the runtime's examples.
 fn quickstart() -> PathBuf {
     let built = std::env::current_exe().ok().and_then(|exe| {
         let dir = exe.parent()?.parent()?.join("examples");
         Some(dir.join(format!("quickstart{}", std::env::consts::EXE_SUFFIX)))
     });
-    let modified = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     if let Some(built) = built {
-        let source = root().join("runtime/examples/quickstart.rs");
-        if let (Some(b), Some(s)) = (modified(&built), modified(&source)) {
-            if b >= s {
-                return built;
-            }
+        let sources = [
+            "runtime/examples/quickstart.rs",
+            "runtime/src",
+            "runtime/Cargo.toml",
+            "macros/src",
+            "generated/src",
+            "Cargo.lock",
+        ]
+        .map(|p| newest(&root().join(p)));
+        let fresh =
+            newest(&built).is_some_and(|b| sources.iter().all(|s| s.is_some_and(|s| b >= s)));
+        if fresh {
+            return built;
         }
     }
     let out = std::process::Command::new(env!("CARGO"))
