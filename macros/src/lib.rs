@@ -62,8 +62,8 @@ mod types;
 ///   task and polls it. `"required"` refuses a client without the extension (-32021).
 /// - `task_start = "call"` (the default) or `"explicit"`: with `"explicit"` the call is an
 ///   ordinary MRTR call until the function awaits `oxmcp::start_task()`, and a task from there.
-/// - `trace_payloads` (feature `otel`): the call's SERVER span records its arguments and its
-///   result as JSON text (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`). Off by
+/// - `trace_payloads` (feature `otel`): the call's SERVER spans, and the run span of a task it
+///   becomes, record its arguments and its result as JSON text (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`). Off by
 ///   default, since either can hold what must not leave the process; answers elicited in later
 ///   rounds and `requestState` are never recorded.
 /// - `crate = "path"`: for a crate that re-exports `oxmcp` (default `::oxmcp`); the prompt and

@@ -746,8 +746,8 @@ pub async fn greet(name: String) -> String {
 }
 
 /// Takes `seconds` (at most ten minutes), then reports `label` (a task when the client takes
-/// tasks).
-#[mcp_tool(task = "optional")]
+/// tasks). Its arguments and result are recorded on its spans (`trace_payloads`).
+#[mcp_tool(task = "optional", trace_payloads)]
 pub async fn slow_compute(seconds: f64, label: Option<String>) -> String {
     let seconds = seconds.clamp(0.0, 600.0);
     tokio::time::sleep(std::time::Duration::from_secs_f64(seconds)).await;

@@ -51,8 +51,9 @@ pub trait ToolHandler: Send + Sync + 'static {
     fn task_support(&self) -> TaskSupport {
         TaskSupport::default()
     }
-    /// Whether the tool's SERVER span (feature `otel`) records the call's arguments and its
-    /// result as JSON text (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`):
+    /// Whether the tool's SERVER spans, and the run span of a task it becomes (feature `otel`),
+    /// record the call's arguments and its result as JSON text (`gen_ai.tool.call.arguments`,
+    /// `gen_ai.tool.call.result`):
     /// `#[mcp_tool(trace_payloads)]`. Off by default, because arguments and results can hold
     /// what must not leave the process; answers elicited in later rounds are never recorded.
     fn trace_payloads(&self) -> bool {

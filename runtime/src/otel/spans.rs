@@ -7,6 +7,7 @@
 
 use super::{active, meters};
 use crate::request_state::{Journal, Recorded};
+use crate::resume::engine::Outcome;
 use crate::wire::Reply;
 use crate::wire::Via;
 use arc_swap::ArcSwapOption;
@@ -14,7 +15,7 @@ use opentelemetry::propagation::{Extractor, Injector};
 use opentelemetry::trace::{Link, SpanBuilder, SpanContext, SpanKind, Status, TraceContextExt};
 use opentelemetry::{Context, Key, KeyValue, Value as AttributeValue};
 use opentelemetry_sdk::trace::SdkTracer;
-use oxmcp_schema::{RequestId, RequestMetaObject, ServerResult};
+use oxmcp_schema::{CallToolResult, Error, RequestId, RequestMetaObject, ServerResult};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::time::Instant;
@@ -409,7 +410,12 @@ pub(crate) fn link_task(created_by: Option<&str>) {
 
 /// The context of one run of a task of `tool` (id `task`): a span of its own, linked to the
 /// call that created it. None while telemetry is off.
-pub(crate) fn task_run_span(tool: &str, task: &str, created_by: Option<&str>) -> Option<Context> {
+pub(crate) fn task_run_span(
+    tool: &str,
+    task: &str,
+    created_by: Option<&str>,
+    payloads: Option<Payloads<'_>>,
+) -> Option<Context> {
     if !active() {
         return None;
     }
@@ -418,16 +424,61 @@ pub(crate) fn task_run_span(tool: &str, task: &str, created_by: Option<&str>) ->
         .map(Link::with_context)
         .into_iter()
         .collect();
+    let mut attributes = vec![
+        named("gen_ai.tool.name", tool.to_string()),
+        named("oxmcp.task.id", task.to_string()),
+    ];
+    if let Some(Payloads(arguments)) = payloads {
+        let text = arguments
+            .and_then(|a| serde_json::to_string(a).ok())
+            .unwrap_or_else(|| "{}".to_string());
+        attributes.push(named("gen_ai.tool.call.arguments", text));
+    }
     start(
         format!("task {tool}"),
         SpanKind::Internal,
-        vec![
-            named("gen_ai.tool.name", tool.to_string()),
-            named("oxmcp.task.id", task.to_string()),
-        ],
+        attributes,
         links,
         &Context::new(),
     )
+}
+
+/// How one run of a task ended, recorded on its span (`cx`, from [`task_run_span`]) before it
+/// ends: a tool error or a failure as `error.type` with status ERROR, a suspension as
+/// `oxmcp.input_required`, and with `payloads` (the tool opted in) the result as
+/// `gen_ai.tool.call.result`.
+pub(crate) fn task_run_ended(
+    cx: &Context,
+    outcome: &Outcome<Result<CallToolResult, Error>>,
+    payloads: bool,
+) {
+    let span = cx.span();
+    let failed = match outcome {
+        Outcome::Done(Ok(result)) => {
+            if payloads {
+                if let Ok(text) = serde_json::to_string(result) {
+                    span.set_attribute(named("gen_ai.tool.call.result", text));
+                }
+            }
+            (result.is_error == Some(true)).then(|| ("tool_error".to_string(), "tool_error".into()))
+        }
+        Outcome::Done(Err(e)) | Outcome::Refused(e) => {
+            Some((e.code.to_string(), e.message.clone()))
+        }
+        Outcome::Panicked(_) => {
+            let e = Error::internal("the handler failed unexpectedly");
+            Some((e.code.to_string(), e.message))
+        }
+        Outcome::Suspended { .. } => {
+            span.set_attribute(named("oxmcp.input_required", true));
+            None
+        }
+        Outcome::Detached { .. } => None,
+    };
+    if let Some((error_type, message)) = failed {
+        span.set_attribute(named("error.type", error_type));
+        span.set_status(Status::error(message));
+    }
 }
 
 /// The context of a `step` that runs (its result is then journaled): a child of the current

@@ -660,11 +660,22 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
         state,
         |parts: &CallParts<'_>| env.handler.call(arguments, parts),
     );
-    // The run is a span of its own, linked to the call that created the task.
+    // The run is a span of its own, linked to the call that created the task; with the tool's
+    // opt-in, it records the arguments and the result.
+    #[cfg(feature = "otel")]
+    let payloads = env.handler.trace_payloads();
+    #[cfg(feature = "otel")]
+    let run_span = crate::otel::task_run_span(
+        &record.tool,
+        task_id,
+        record.trace.as_deref(),
+        payloads.then_some(crate::otel::Payloads(Some(&record.arguments))),
+    );
     #[cfg(feature = "otel")]
     let running = opentelemetry::context::FutureExt::with_context(
         running,
-        crate::otel::task_run_span(&record.tool, task_id, record.trace.as_deref())
+        run_span
+            .clone()
             .unwrap_or_else(opentelemetry::Context::current),
     );
     tokio::pin!(running);
@@ -699,6 +710,10 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
             }
         }
     };
+    #[cfg(feature = "otel")]
+    if let Some(cx) = &run_span {
+        crate::otel::task_run_ended(cx, &outcome, payloads);
+    }
     // Checkpoints still queued need no write: a suspended run's outcome carries the whole
     // journal, and a finished task is never replayed.
     let finish = |r: &mut TaskRecord| {

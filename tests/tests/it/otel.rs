@@ -209,27 +209,28 @@ async fn the_fixture_exports_server_spans_and_metrics_by_the_mcp_conventions() {
         .as_str()
         .unwrap_or_else(|| panic!("a task: {created}"))
         .to_string();
-    let asked = Instant::now();
-    loop {
-        let get = json!({"jsonrpc": "2.0", "id": 8, "method": "tasks/get",
-            "params": {"taskId": task, "_meta": with_tasks(&traceparent(t7, p7))}});
-        let (_, _, reply) = post(
-            &url,
-            get.to_string().into_bytes(),
-            &[
-                ("accept", "application/json, text/event-stream"),
-                ("mcp-protocol-version", "2026-07-28"),
-                ("mcp-method", "tasks/get"),
-                ("mcp-name", &task),
-            ],
-        )
-        .await;
-        if reply["result"]["status"] == "completed" {
-            break;
-        }
-        assert!(asked.elapsed() < Duration::from_secs(10), "{reply}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_for_task(&url, &task, with_tasks(&traceparent(t7, p7)), "completed").await;
+    // A task that fails, created under trace T8.
+    let (t8, p8) = ("baf92f3577b34da6a3ce929d0e0e473d", "70f067aa0ba902b8");
+    let created = call(
+        &url,
+        9,
+        "protocol_error_job",
+        json!({"name": "protocol_error_job",
+        "arguments": {}, "_meta": with_tasks(&traceparent(t8, p8))}),
+    )
+    .await;
+    let failed_task = created["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {created}"))
+        .to_string();
+    wait_for_task(
+        &url,
+        &failed_task,
+        with_tasks(&traceparent(t8, p8)),
+        "failed",
+    )
+    .await;
 
     // A graceful stop sends what is still buffered.
     let pid = child.0.id().to_string();
@@ -428,6 +429,27 @@ async fn the_fixture_exports_server_spans_and_metrics_by_the_mcp_conventions() {
         "the run links to its call: {run:#?}"
     );
     assert_eq!(attr(&run.attributes, "oxmcp.task.id"), Some(task.as_str()));
+    // The tool opted in to its payloads: the run records its arguments and its result.
+    let arguments: Value = serde_json::from_str(
+        attr(&run.attributes, "gen_ai.tool.call.arguments").expect("the run's arguments"),
+    )
+    .unwrap();
+    assert_eq!(arguments, json!({"seconds": 0.05, "label": "otel"}));
+    let result = attr(&run.attributes, "gen_ai.tool.call.result").expect("the run's result");
+    assert!(result.contains("Computed otel after"), "{result}");
+    assert_eq!(attr(&run.attributes, "error.type"), None);
+    // A run that fails says how, and records no payloads: its tool did not opt in.
+    let failed = spans
+        .iter()
+        .map(|(_, s)| s)
+        .find(|s| s.name == "task protocol_error_job")
+        .expect("the failed task's run");
+    assert_eq!(attr(&failed.attributes, "error.type"), Some("-32603"));
+    let status = failed.status.as_ref().expect("a status");
+    assert_eq!(status.code, status::StatusCode::Error as i32);
+    for name in ["gen_ai.tool.call.arguments", "gen_ai.tool.call.result"] {
+        assert_eq!(attr(&failed.attributes, name), None, "{name}");
+    }
     let gets: Vec<&Span> = spans
         .iter()
         .map(|(_, s)| s)
@@ -477,4 +499,29 @@ async fn the_fixture_exports_server_spans_and_metrics_by_the_mcp_conventions() {
             && matches!(&m.data, Some(metric::Data::Histogram(h)) if h.data_points.iter().any(|p| p.count >= 1))),
         "the ended session's duration: {sessions:#?}"
     );
+}
+
+/// Poll `tasks/get` for `task` (with `meta`) until it reports `status`, for at most ten seconds.
+async fn wait_for_task(url: &str, task: &str, meta: Value, status: &str) {
+    let asked = Instant::now();
+    loop {
+        let get = json!({"jsonrpc": "2.0", "id": 8, "method": "tasks/get",
+            "params": {"taskId": task, "_meta": meta}});
+        let (_, _, reply) = post(
+            url,
+            get.to_string().into_bytes(),
+            &[
+                ("accept", "application/json, text/event-stream"),
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "tasks/get"),
+                ("mcp-name", task),
+            ],
+        )
+        .await;
+        if reply["result"]["status"] == status {
+            return;
+        }
+        assert!(asked.elapsed() < Duration::from_secs(10), "{reply}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
