@@ -70,6 +70,7 @@ pub fn lower(schema: &Value, settings: &LowerSettings) -> Result<Model> {
     alias_cycle(&model)?;
     let mut model = model;
     mark_boxes(&mut model);
+    box_large_fields(&mut model);
     Ok(model)
 }
 
@@ -761,4 +762,130 @@ fn mark_boxes(model: &mut Model) {
             _ => {}
         }
     }
+}
+
+/// The estimated size in bytes above which a struct field holds its value in a `Box`.
+///
+/// Every generated struct keeps its unknown properties in an insertion-ordered map (72 bytes
+/// inline, empty or not), so nesting adds up: a 2026 request's `_meta` alone would be over a
+/// kilobyte inside every request, and each move of a request (out of the parser, into a handler's
+/// future) would copy it. Boxing the fields whose type is this large keeps every value small to
+/// move, at one allocation for a value that is there.
+const BOX_ABOVE: usize = 768;
+
+/// Box every struct field and union member whose type is estimated larger than [`BOX_ABOVE`]
+/// bytes, deciding the innermost types first (a type whose own large fields are boxed may then
+/// be small enough to hold inline).
+fn box_large_fields(model: &mut Model) {
+    let index: HashMap<String, usize> = model
+        .types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.clone(), i))
+        .collect();
+    let mut sizes: HashMap<usize, usize> = HashMap::new();
+    let mut boxed: BTreeSet<(usize, usize)> = BTreeSet::new();
+    for i in 0..model.types.len() {
+        type_size(
+            model,
+            &index,
+            i,
+            &mut sizes,
+            &mut boxed,
+            &mut BTreeSet::new(),
+        );
+    }
+    for (t, member) in boxed {
+        match &mut model.types[t].kind {
+            Kind::Struct { fields, .. } => fields[member].boxed = true,
+            Kind::Union(variants) => variants[member].boxed = true,
+            _ => {}
+        }
+    }
+}
+
+/// The estimated size of `ty` as a field (pointer-sized for a boxed one is the caller's).
+fn ty_size(
+    model: &Model,
+    index: &HashMap<String, usize>,
+    ty: &Ty,
+    sizes: &mut HashMap<usize, usize>,
+    boxed: &mut BTreeSet<(usize, usize)>,
+    open: &mut BTreeSet<usize>,
+) -> usize {
+    match ty {
+        Ty::Null => 0,
+        Ty::Bool => 1,
+        Ty::Integer => 8,
+        Ty::Number => 16,
+        Ty::String | Ty::Vec(_) => 24,
+        Ty::Any | Ty::Map(_) | Ty::Path(_) => 72,
+        Ty::Named(n) => match index.get(n) {
+            Some(&i) => type_size(model, index, i, sizes, boxed, open),
+            None => 72,
+        },
+    }
+}
+
+/// The estimated size of the type at `i`, deciding which of its fields are boxed on the way
+/// (recorded in `boxed`, as the type and the field's or member's position); `open` holds the
+/// types being sized, whose cycles are boxed already.
+fn type_size(
+    model: &Model,
+    index: &HashMap<String, usize>,
+    i: usize,
+    sizes: &mut HashMap<usize, usize>,
+    boxed: &mut BTreeSet<(usize, usize)>,
+    open: &mut BTreeSet<usize>,
+) -> usize {
+    if let Some(&size) = sizes.get(&i) {
+        return size;
+    }
+    if !open.insert(i) {
+        return 8;
+    }
+    let size = match &model.types[i].kind {
+        Kind::Struct { fields, extra } => {
+            let mut size = if extra.is_some() { 72 } else { 0 };
+            for (f, field) in fields.iter().enumerate() {
+                if field.boxed {
+                    size += 8;
+                    continue;
+                }
+                let inner = ty_size(model, index, &field.ty, sizes, boxed, open);
+                if matches!(field.ty, Ty::Named(_)) && inner > BOX_ABOVE {
+                    boxed.insert((i, f));
+                    size += 8;
+                } else {
+                    // Only an optional integer needs a tag: strings, vectors, maps and the
+                    // structs and enums made of them have a niche for `None`.
+                    let tag = !field.required && matches!(field.ty, Ty::Integer);
+                    size += inner.div_ceil(8) * 8 + if tag { 8 } else { 0 };
+                }
+            }
+            size
+        }
+        Kind::Alias(ty) => ty_size(model, index, ty, sizes, boxed, open),
+        Kind::StringEnum(_) => 24,
+        Kind::Const(_) => 0,
+        Kind::Union(variants) => {
+            let mut largest = 0;
+            for (m, v) in variants.iter().enumerate() {
+                let mut inner = if v.boxed {
+                    8
+                } else {
+                    ty_size(model, index, &v.ty, sizes, boxed, open)
+                };
+                if matches!(v.ty, Ty::Named(_)) && inner > BOX_ABOVE {
+                    boxed.insert((i, m));
+                    inner = 8;
+                }
+                largest = largest.max(inner);
+            }
+            largest + 8
+        }
+    };
+    open.remove(&i);
+    sizes.insert(i, size);
+    size
 }

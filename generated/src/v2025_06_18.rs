@@ -4913,7 +4913,7 @@ pub enum ServerResult {
     /// A `Result`.
     Result(Result),
     /// A `InitializeResult`.
-    InitializeResult(InitializeResult),
+    InitializeResult(::std::boxed::Box<InitializeResult>),
     /// A `ListResourcesResult`.
     ListResourcesResult(ListResourcesResult),
     /// A `ListResourceTemplatesResult`.
@@ -5037,7 +5037,7 @@ impl ServerResult {
                             ::serde_json::Error,
                         >::new(content),
                     )
-                    .map(Self::InitializeResult)
+                    .map(|v| Self::InitializeResult(::std::boxed::Box::new(v)))
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
@@ -5128,7 +5128,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
 }
 __private::union!(ServerResult {
     Result [from Result],
-    InitializeResult [from InitializeResult],
+    InitializeResult [boxed InitializeResult],
     ListResourcesResult [from ListResourcesResult],
     ListResourceTemplatesResult [from ListResourceTemplatesResult],
     ReadResourceResult [from ReadResourceResult],

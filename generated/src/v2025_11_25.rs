@@ -3740,7 +3740,7 @@ __private::object!(InitializeRequestParamsMeta {
 pub struct InitializeRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<InitializeRequestParamsMeta>,
-    pub capabilities: ClientCapabilities,
+    pub capabilities: ::std::boxed::Box<ClientCapabilities>,
     pub client_info: Implementation,
     /// The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well.
     pub protocol_version: ::std::string::String,
@@ -3757,7 +3757,7 @@ impl InitializeRequestParams {
     ) -> Self {
         Self {
             meta: ::core::option::Option::None,
-            capabilities,
+            capabilities: ::std::boxed::Box::new(capabilities),
             client_info,
             protocol_version: protocol_version.into(),
             extra: ::core::default::Default::default(),
@@ -3777,7 +3777,7 @@ pub struct InitializeResult {
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    pub capabilities: ServerCapabilities,
+    pub capabilities: ::std::boxed::Box<ServerCapabilities>,
     /// Instructions describing how to use the server and its features.
     ///
     /// This can be used by clients to improve the LLM's understanding of available tools, resources, etc. It can be thought of like a "hint" to the model. For example, this information MAY be added to the system prompt.
@@ -3798,7 +3798,7 @@ impl InitializeResult {
     ) -> Self {
         Self {
             meta: ::core::option::Option::None,
-            capabilities,
+            capabilities: ::std::boxed::Box::new(capabilities),
             instructions: ::core::option::Option::None,
             protocol_version: protocol_version.into(),
             server_info,
@@ -7099,7 +7099,7 @@ pub enum ServerRequest {
     /// A `ListTasksRequest`.
     ListTasksRequest(ListTasksRequest),
     /// A `CreateMessageRequest`.
-    CreateMessageRequest(CreateMessageRequest),
+    CreateMessageRequest(::std::boxed::Box<CreateMessageRequest>),
     /// A `ListRootsRequest`.
     ListRootsRequest(ListRootsRequest),
     /// A `ElicitRequest`.
@@ -7258,7 +7258,8 @@ impl __private::Streamed for ServerRequest {
             }
             4usize => ::serde::Deserialize::deserialize(rest).map(Self::ListTasksRequest),
             5usize => {
-                ::serde::Deserialize::deserialize(rest).map(Self::CreateMessageRequest)
+                ::serde::Deserialize::deserialize(rest)
+                    .map(|v| Self::CreateMessageRequest(::std::boxed::Box::new(v)))
             }
             6usize => ::serde::Deserialize::deserialize(rest).map(Self::ListRootsRequest),
             7usize => ::serde::Deserialize::deserialize(rest).map(Self::ElicitRequest),
@@ -7276,7 +7277,7 @@ __private::union!(ServerRequest {
     GetTaskPayloadRequest [from GetTaskPayloadRequest],
     CancelTaskRequest [from CancelTaskRequest],
     ListTasksRequest [from ListTasksRequest],
-    CreateMessageRequest [from CreateMessageRequest],
+    CreateMessageRequest [boxed CreateMessageRequest],
     ListRootsRequest [from ListRootsRequest],
     ElicitRequest [from ElicitRequest],
 });

@@ -273,7 +273,7 @@ __private::object!(CallToolRequest {
 /// Parameters for a `tools/call` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallToolRequestParams {
-    pub meta: RequestMetaObject,
+    pub meta: ::std::boxed::Box<RequestMetaObject>,
     /// Arguments to use for the tool call.
     pub arguments: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -293,7 +293,7 @@ impl CallToolRequestParams {
         name: impl ::core::convert::Into<::std::string::String>,
     ) -> Self {
         Self {
-            meta,
+            meta: ::std::boxed::Box::new(meta),
             arguments: ::core::option::Option::None,
             input_responses: ::core::option::Option::None,
             name: name.into(),
@@ -1102,7 +1102,7 @@ __private::union!(CompleteRequestParamsRef {
 /// Parameters for a `completion/complete` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompleteRequestParams {
-    pub meta: RequestMetaObject,
+    pub meta: ::std::boxed::Box<RequestMetaObject>,
     /// The argument's information
     pub argument: CompleteRequestParamsArgument,
     /// Additional, optional context for completions
@@ -1120,7 +1120,7 @@ impl CompleteRequestParams {
         ref_: CompleteRequestParamsRef,
     ) -> Self {
         Self {
-            meta,
+            meta: ::std::boxed::Box::new(meta),
             argument,
             context: ::core::option::Option::None,
             ref_,
@@ -1801,7 +1801,7 @@ __private::object!(DiscoverResult {
 pub struct DiscoverResultResponse {
     pub id: RequestId,
     pub jsonrpc: JsonrpcV2_0,
-    pub result: DiscoverResult,
+    pub result: ::std::boxed::Box<DiscoverResult>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -1812,7 +1812,7 @@ impl DiscoverResultResponse {
         Self {
             id,
             jsonrpc: ::core::default::Default::default(),
-            result,
+            result: ::std::boxed::Box::new(result),
             extra: ::core::default::Default::default(),
         }
     }
@@ -2627,7 +2627,7 @@ __private::object!(GetPromptRequest {
 /// Parameters for a `prompts/get` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetPromptRequestParams {
-    pub meta: RequestMetaObject,
+    pub meta: ::std::boxed::Box<RequestMetaObject>,
     /// Arguments to use for templating the prompt.
     pub arguments: ::core::option::Option<
         ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
@@ -2647,7 +2647,7 @@ impl GetPromptRequestParams {
         name: impl ::core::convert::Into<::std::string::String>,
     ) -> Self {
         Self {
-            meta,
+            meta: ::std::boxed::Box::new(meta),
             arguments: ::core::option::Option::None,
             input_responses: ::core::option::Option::None,
             name: name.into(),
@@ -3374,7 +3374,7 @@ __private::union!(InputResponse {
 });
 #[derive(Debug, Clone, PartialEq)]
 pub struct InputResponseRequestParams {
-    pub meta: RequestMetaObject,
+    pub meta: ::std::boxed::Box<RequestMetaObject>,
     pub input_responses: ::core::option::Option<InputResponses>,
     pub request_state: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -3385,7 +3385,7 @@ impl InputResponseRequestParams {
     #[allow(clippy::too_many_arguments)]
     pub fn new(meta: RequestMetaObject) -> Self {
         Self {
-            meta,
+            meta: ::std::boxed::Box::new(meta),
             input_responses: ::core::option::Option::None,
             request_state: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
@@ -4504,7 +4504,7 @@ __private::object!(MissingRequiredClientCapabilityErrorErrorData {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MissingRequiredClientCapabilityErrorError {
     pub code: i64,
-    pub data: MissingRequiredClientCapabilityErrorErrorData,
+    pub data: ::std::boxed::Box<MissingRequiredClientCapabilityErrorErrorData>,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -4520,7 +4520,7 @@ impl MissingRequiredClientCapabilityErrorError {
     ) -> Self {
         Self {
             code,
-            data,
+            data: ::std::boxed::Box::new(data),
             message: message.into(),
             extra: ::core::default::Default::default(),
         }
@@ -4855,7 +4855,7 @@ __private::object!(PaginatedRequest {
 /// Common params for paginated requests.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PaginatedRequestParams {
-    pub meta: RequestMetaObject,
+    pub meta: ::std::boxed::Box<RequestMetaObject>,
     /// An opaque token representing the current pagination position.
     /// If provided, the server should return results starting after this cursor.
     pub cursor: ::core::option::Option<::std::string::String>,
@@ -4867,7 +4867,7 @@ impl PaginatedRequestParams {
     #[allow(clippy::too_many_arguments)]
     pub fn new(meta: RequestMetaObject) -> Self {
         Self {
-            meta,
+            meta: ::std::boxed::Box::new(meta),
             cursor: ::core::option::Option::None,
             extra: ::core::default::Default::default(),
         }
@@ -5501,7 +5501,7 @@ __private::object!(ReadResourceRequest {
 /// Parameters for a `resources/read` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadResourceRequestParams {
-    pub meta: RequestMetaObject,
+    pub meta: ::std::boxed::Box<RequestMetaObject>,
     pub input_responses: ::core::option::Option<InputResponses>,
     pub request_state: ::core::option::Option<::std::string::String>,
     /// The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
@@ -5517,7 +5517,7 @@ impl ReadResourceRequestParams {
         uri: impl ::core::convert::Into<::std::string::String>,
     ) -> Self {
         Self {
-            meta,
+            meta: ::std::boxed::Box::new(meta),
             input_responses: ::core::option::Option::None,
             request_state: ::core::option::Option::None,
             uri: uri.into(),
@@ -6004,7 +6004,7 @@ __private::object!(RequestMetaObject {
 /// Common params for any request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestParams {
-    pub meta: RequestMetaObject,
+    pub meta: ::std::boxed::Box<RequestMetaObject>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
@@ -6013,7 +6013,7 @@ impl RequestParams {
     #[allow(clippy::too_many_arguments)]
     pub fn new(meta: RequestMetaObject) -> Self {
         Self {
-            meta,
+            meta: ::std::boxed::Box::new(meta),
             extra: ::core::default::Default::default(),
         }
     }
@@ -6223,7 +6223,7 @@ __private::object!(ResourceListChangedNotification {
 /// Common params for resource-related requests.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResourceRequestParams {
-    pub meta: RequestMetaObject,
+    pub meta: ::std::boxed::Box<RequestMetaObject>,
     /// The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -6237,7 +6237,7 @@ impl ResourceRequestParams {
         uri: impl ::core::convert::Into<::std::string::String>,
     ) -> Self {
         Self {
-            meta,
+            meta: ::std::boxed::Box::new(meta),
             uri: uri.into(),
             extra: ::core::default::Default::default(),
         }
@@ -7193,7 +7193,7 @@ pub enum ServerResult {
     /// A `InputRequiredResult`.
     InputRequiredResult(InputRequiredResult),
     /// A `DiscoverResult`.
-    DiscoverResult(DiscoverResult),
+    DiscoverResult(::std::boxed::Box<DiscoverResult>),
     /// A `ListResourcesResult`.
     ListResourcesResult(ListResourcesResult),
     /// A `ListResourceTemplatesResult`.
@@ -7339,7 +7339,7 @@ impl ServerResult {
                             ::serde_json::Error,
                         >::new(content),
                     )
-                    .map(Self::DiscoverResult)
+                    .map(|v| Self::DiscoverResult(::std::boxed::Box::new(v)))
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
@@ -7463,7 +7463,10 @@ impl __private::Streamed for ServerResult {
             1usize => {
                 ::serde::Deserialize::deserialize(rest).map(Self::InputRequiredResult)
             }
-            2usize => ::serde::Deserialize::deserialize(rest).map(Self::DiscoverResult),
+            2usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(|v| Self::DiscoverResult(::std::boxed::Box::new(v)))
+            }
             3usize => {
                 ::serde::Deserialize::deserialize(rest).map(Self::ListResourcesResult)
             }
@@ -7496,7 +7499,7 @@ impl __private::Streamed for ServerResult {
 __private::union!(ServerResult {
     Result [from Result],
     InputRequiredResult [from InputRequiredResult],
-    DiscoverResult [from DiscoverResult],
+    DiscoverResult [boxed DiscoverResult],
     ListResourcesResult [from ListResourcesResult],
     ListResourceTemplatesResult [from ListResourceTemplatesResult],
     ReadResourceResult [from ReadResourceResult],
@@ -7751,7 +7754,7 @@ __private::object!(SubscriptionsListenRequest {
 /// Parameters for a `SubscriptionsListenRequestsubscriptions/listen` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubscriptionsListenRequestParams {
-    pub meta: RequestMetaObject,
+    pub meta: ::std::boxed::Box<RequestMetaObject>,
     /// The notifications the client opts in to on this stream. The server
     /// **MUST NOT** send notification types the client has not explicitly
     /// requested.
@@ -7764,7 +7767,7 @@ impl SubscriptionsListenRequestParams {
     #[allow(clippy::too_many_arguments)]
     pub fn new(meta: RequestMetaObject, notifications: SubscriptionFilter) -> Self {
         Self {
-            meta,
+            meta: ::std::boxed::Box::new(meta),
             notifications,
             extra: ::core::default::Default::default(),
         }

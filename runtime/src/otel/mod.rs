@@ -58,7 +58,7 @@ pub(crate) use spans::trace_headers;
 #[allow(unused_imports)]
 pub(crate) use spans::{
     client_request_id, client_span, flow_link, link_task, replayed_step, seal_flow, server_span,
-    step_span, task_context, task_run_ended, task_run_span, Payloads, ServerSpan, Target,
+    step_span, task_context, task_run_ended, task_run_span, Payloads, RunEnd, ServerSpan, Target,
 };
 
 use crate::wire::Cause;

@@ -7,7 +7,6 @@
 
 use super::{active, meters};
 use crate::request_state::{Journal, Recorded};
-use crate::resume::engine::Outcome;
 use crate::wire::Reply;
 use crate::wire::Via;
 use arc_swap::ArcSwapOption;
@@ -443,18 +442,26 @@ pub(crate) fn task_run_span(
     )
 }
 
+/// How one run of a task ended, as its span records it.
+pub(crate) enum RunEnd<'a> {
+    /// The tool's result (a tool error when it has `isError`).
+    Done(&'a CallToolResult),
+    /// A JSON-RPC error: the handler's, a refusal, or the one a panic is answered with.
+    Failed(&'a Error),
+    /// The run waits for input.
+    Suspended,
+    /// Anything else (the run was handed on).
+    Other,
+}
+
 /// How one run of a task ended, recorded on its span (`cx`, from [`task_run_span`]) before it
 /// ends: a tool error or a failure as `error.type` with status ERROR, a suspension as
 /// `oxmcp.input_required`, and with `payloads` (the tool opted in) the result as
 /// `gen_ai.tool.call.result`.
-pub(crate) fn task_run_ended(
-    cx: &Context,
-    outcome: &Outcome<Result<CallToolResult, Error>>,
-    payloads: bool,
-) {
+pub(crate) fn task_run_ended(cx: &Context, end: RunEnd<'_>, payloads: bool) {
     let span = cx.span();
-    let failed = match outcome {
-        Outcome::Done(Ok(result)) => {
+    let failed = match end {
+        RunEnd::Done(result) => {
             if payloads {
                 if let Ok(text) = serde_json::to_string(result) {
                     span.set_attribute(named("gen_ai.tool.call.result", text));
@@ -462,18 +469,12 @@ pub(crate) fn task_run_ended(
             }
             (result.is_error == Some(true)).then(|| ("tool_error".to_string(), "tool_error".into()))
         }
-        Outcome::Done(Err(e)) | Outcome::Refused(e) => {
-            Some((e.code.to_string(), e.message.clone()))
-        }
-        Outcome::Panicked(_) => {
-            let e = Error::internal("the handler failed unexpectedly");
-            Some((e.code.to_string(), e.message))
-        }
-        Outcome::Suspended { .. } => {
+        RunEnd::Failed(e) => Some((e.code.to_string(), e.message.clone())),
+        RunEnd::Suspended => {
             span.set_attribute(named("oxmcp.input_required", true));
             None
         }
-        Outcome::Detached { .. } => None,
+        RunEnd::Other => None,
     };
     if let Some((error_type, message)) = failed {
         span.set_attribute(named("error.type", error_type));

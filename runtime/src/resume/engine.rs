@@ -26,8 +26,8 @@ pub struct RequestInfo {
     /// Who the transport says is calling, when it knows.
     pub principal: Option<Principal>,
     /// The request's whole `_meta`, as sent: protocol version, client capabilities and info, log
-    /// level, progress token, and any other key in `extra`.
-    pub meta: RequestMetaObject,
+    /// level, progress token, and any other key in `extra`. Boxed, as the request holds it.
+    pub meta: Box<RequestMetaObject>,
 }
 
 impl Default for RequestInfo {
@@ -38,10 +38,10 @@ impl Default for RequestInfo {
             method: String::new(),
             target: String::new(),
             principal: None,
-            meta: RequestMetaObject::new(
+            meta: Box::new(RequestMetaObject::new(
                 ClientCapabilities::default(),
                 oxmcp_schema::LATEST_PROTOCOL_VERSION,
-            ),
+            )),
         }
     }
 }

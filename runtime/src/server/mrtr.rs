@@ -37,7 +37,6 @@ impl Server {
             request_state,
             ..
         } = params;
-        let meta = Box::new(meta);
         let registry = self.registry();
         // A tool the caller may not see is answered as an unknown one, and so is a retry whose
         // requestState names a tool removed since.
@@ -112,7 +111,6 @@ impl Server {
             request_state,
             ..
         } = params;
-        let meta = Box::new(meta);
         let registry = self.registry();
         let Some(prompt) = registry
             .prompts
@@ -178,7 +176,6 @@ impl Server {
                 },
             );
         }
-        let meta = Box::new(meta);
         let Some((resource, vars)) = self.find_resource(&uri, principal) else {
             return ready(Reply::error(Some(id), resource_not_found(&uri)));
         };

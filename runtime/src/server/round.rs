@@ -264,7 +264,7 @@ impl Server {
             method: method.to_string(),
             target: target.to_string(),
             principal: caller.cloned(),
-            meta: *meta,
+            meta,
         };
         let mode = if live.is_some() {
             Mode::Session

@@ -712,7 +712,19 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
     };
     #[cfg(feature = "otel")]
     if let Some(cx) = &run_span {
-        crate::otel::task_run_ended(cx, &outcome, payloads);
+        use crate::otel::RunEnd;
+        let panicked;
+        let end = match &outcome {
+            Outcome::Done(Ok(result)) => RunEnd::Done(result),
+            Outcome::Done(Err(e)) | Outcome::Refused(e) => RunEnd::Failed(e),
+            Outcome::Panicked(_) => {
+                panicked = Error::internal("the handler failed unexpectedly");
+                RunEnd::Failed(&panicked)
+            }
+            Outcome::Suspended { .. } => RunEnd::Suspended,
+            Outcome::Detached { .. } => RunEnd::Other,
+        };
+        crate::otel::task_run_ended(cx, end, payloads);
     }
     // Checkpoints still queued need no write: a suspended run's outcome carries the whole
     // journal, and a finished task is never replayed.
@@ -748,7 +760,7 @@ fn run_state(
             method: methods::TOOLS_CALL.to_string(),
             target: record.tool.clone(),
             principal: record.principal.clone(),
-            meta: record.meta.clone(),
+            meta: Box::new(record.meta.clone()),
         },
         responses: record.answers.clone(),
         journal: record.journal.clone(),
