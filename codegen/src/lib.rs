@@ -27,6 +27,7 @@
 //! empty objects, which is to say it is wrong for nearly every type here; the model in [`model`]
 //! and the emitter cover this schema's JSON Schema subset directly.
 
+mod boxes;
 pub mod check;
 #[cfg(feature = "typed-client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "typed-client")))]
