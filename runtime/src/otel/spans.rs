@@ -11,7 +11,9 @@ use crate::wire::Reply;
 use crate::wire::Via;
 use arc_swap::ArcSwapOption;
 use opentelemetry::propagation::{Extractor, Injector};
-use opentelemetry::trace::{Link, SpanBuilder, SpanContext, SpanKind, Status, TraceContextExt};
+use opentelemetry::trace::{
+    Link, SpanBuilder, SpanContext, SpanKind, SpanRef, Status, TraceContextExt,
+};
 use opentelemetry::{Context, Key, KeyValue, Value as AttributeValue};
 use opentelemetry_sdk::trace::SdkTracer;
 use oxmcp_schema::{CallToolResult, Error, RequestId, RequestMetaObject, ServerResult};
@@ -88,6 +90,28 @@ pub(crate) enum Target<'a> {
 /// the call has none.
 pub(crate) struct Payloads<'a>(pub(crate) Option<&'a Map<String, Value>>);
 
+impl Payloads<'_> {
+    /// `gen_ai.tool.call.arguments`: the arguments as JSON text, `{}` when the call has none.
+    fn arguments(&self) -> KeyValue {
+        let text = self
+            .0
+            .and_then(|a| serde_json::to_string(a).ok())
+            .unwrap_or_else(|| "{}".to_string());
+        named("gen_ai.tool.call.arguments", text)
+    }
+}
+
+/// Record a tool's `result` on `span`, as `gen_ai.tool.call.result` when the tool opted in
+/// (`payloads`); whether it is a tool error (`isError`).
+fn tool_result(span: &SpanRef<'_>, result: &CallToolResult, payloads: bool) -> bool {
+    if payloads {
+        if let Ok(text) = serde_json::to_string(result) {
+            span.set_attribute(named("gen_ai.tool.call.result", text));
+        }
+    }
+    result.is_error == Some(true)
+}
+
 /// The SERVER span of one request, with what its duration is recorded under.
 pub(crate) struct ServerSpan {
     /// The context holding the span: the request's handler runs in it.
@@ -144,11 +168,8 @@ pub(crate) fn server_span(
     if let Some(id) = id {
         attributes.push(named("jsonrpc.request.id", id_text(id)));
     }
-    if let Some(Payloads(arguments)) = &payloads {
-        let text = arguments
-            .and_then(|a| serde_json::to_string(a).ok())
-            .unwrap_or_else(|| "{}".to_string());
-        attributes.push(named("gen_ai.tool.call.arguments", text));
+    if let Some(payloads) = &payloads {
+        attributes.push(payloads.arguments());
     }
     if let Some(meta) = meta {
         // The versions this server speaks are static; another is the client's own text.
@@ -212,12 +233,7 @@ impl ServerSpan {
             }
             Some(Reply::Result(_, result)) => match &**result {
                 ServerResult::CallToolResult(r) => {
-                    if self.payloads {
-                        if let Ok(text) = serde_json::to_string(r) {
-                            span.set_attribute(named("gen_ai.tool.call.result", text));
-                        }
-                    }
-                    (r.is_error == Some(true)).then(|| ("tool_error".to_string(), None))
+                    tool_result(&span, r, self.payloads).then(|| ("tool_error".to_string(), None))
                 }
                 ServerResult::InputRequiredResult(_) => {
                     span.set_attribute(named("oxmcp.input_required", true));
@@ -427,11 +443,8 @@ pub(crate) fn task_run_span(
         named("gen_ai.tool.name", tool.to_string()),
         named("oxmcp.task.id", task.to_string()),
     ];
-    if let Some(Payloads(arguments)) = payloads {
-        let text = arguments
-            .and_then(|a| serde_json::to_string(a).ok())
-            .unwrap_or_else(|| "{}".to_string());
-        attributes.push(named("gen_ai.tool.call.arguments", text));
+    if let Some(payloads) = payloads {
+        attributes.push(payloads.arguments());
     }
     start(
         format!("task {tool}"),
@@ -461,14 +474,8 @@ pub(crate) enum RunEnd<'a> {
 pub(crate) fn task_run_ended(cx: &Context, end: RunEnd<'_>, payloads: bool) {
     let span = cx.span();
     let failed = match end {
-        RunEnd::Done(result) => {
-            if payloads {
-                if let Ok(text) = serde_json::to_string(result) {
-                    span.set_attribute(named("gen_ai.tool.call.result", text));
-                }
-            }
-            (result.is_error == Some(true)).then(|| ("tool_error".to_string(), "tool_error".into()))
-        }
+        RunEnd::Done(result) => tool_result(&span, result, payloads)
+            .then(|| ("tool_error".to_string(), "tool_error".to_string())),
         RunEnd::Failed(e) => Some((e.code.to_string(), e.message.clone())),
         RunEnd::Suspended => {
             span.set_attribute(named("oxmcp.input_required", true));

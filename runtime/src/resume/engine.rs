@@ -195,6 +195,12 @@ pub fn current_request() -> Option<RequestInfo> {
     with_call(|c| c.lock().info.clone())
 }
 
+/// The error a call whose handler panicked is answered with (a call's reply or a task's
+/// error): internal, and nothing of the panic, whose message stays in the server's log.
+pub(crate) fn panicked_error() -> oxmcp_schema::Error {
+    oxmcp_schema::Error::internal("the handler failed unexpectedly")
+}
+
 /// How a handler run ended.
 #[derive(Debug)]
 pub enum Outcome<T> {

@@ -303,7 +303,7 @@ impl Server {
             Outcome::Panicked(message) => {
                 release();
                 tracing::error!(method, target, panic = %message, "handler panicked");
-                Err(Error::internal("the handler failed unexpectedly"))
+                Err(engine::panicked_error())
             }
             Outcome::Suspended {
                 requests,

@@ -15,7 +15,7 @@ use super::Server;
 use crate::handler::extract::StateMap;
 use crate::handler::{CallParts, Principal, TaskMode, ToolHandler};
 use crate::request_state::Journal;
-use crate::resume::engine::{CallState, Outcome, RequestInfo, TaskGate};
+use crate::resume::engine::{panicked_error, CallState, Outcome, RequestInfo, TaskGate};
 use crate::resume::events::Change;
 use crate::tasks::{now_ms, TaskRecord, TaskStatus, TaskStore};
 use crate::wire::{ExtensionRequest, Reply};
@@ -718,7 +718,7 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
             Outcome::Done(Ok(result)) => RunEnd::Done(result),
             Outcome::Done(Err(e)) | Outcome::Refused(e) => RunEnd::Failed(e),
             Outcome::Panicked(_) => {
-                panicked = Error::internal("the handler failed unexpectedly");
+                panicked = panicked_error();
                 RunEnd::Failed(&panicked)
             }
             Outcome::Suspended { .. } => RunEnd::Suspended,
@@ -794,9 +794,7 @@ fn record_outcome(
         }
         Outcome::Panicked(_) => {
             r.status = TaskStatus::Failed;
-            r.error =
-                crate::wire::to_value_text(&Error::internal("the handler failed unexpectedly"))
-                    .ok();
+            r.error = crate::wire::to_value_text(&panicked_error()).ok();
             release(r);
         }
         Outcome::Suspended {
