@@ -115,8 +115,17 @@ pub(crate) enum TaskGate {
 
 impl Default for CallState {
     fn default() -> Self {
+        CallState::new(RequestInfo::default())
+    }
+}
+
+impl CallState {
+    /// The state a call of `info` starts from: no answers, journal or pending asks yet. The call
+    /// paths build on this rather than on `Default`, whose `RequestInfo` they would make (two
+    /// allocations for its `_meta`) only to drop it.
+    pub(crate) fn new(info: RequestInfo) -> Self {
         CallState {
-            info: RequestInfo::default(),
+            info,
             responses: InputResponses::default(),
             journal: Journal::default(),
             pending: IndexMap::new(),
@@ -134,9 +143,7 @@ impl Default for CallState {
             checkpoint: None,
         }
     }
-}
 
-impl CallState {
     /// A unique key for an ask at `site` (or with the explicit key `explicit`).
     pub(crate) fn key(
         &mut self,

@@ -272,7 +272,6 @@ impl Server {
             Mode::Rounds
         };
         let call_state = CallState {
-            info,
             responses,
             journal,
             notifier,
@@ -281,7 +280,7 @@ impl Server {
             stateless: request_state.is_none(),
             live,
             task_gate,
-            ..Default::default()
+            ..CallState::new(info)
         };
         let (outcome, call) = execute(&self.app_state, method, mode, call_state, start).await;
         // A retry refused with an error before any step ran had no effect: its request state

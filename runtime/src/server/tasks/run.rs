@@ -198,20 +198,20 @@ fn run_state(
     record: &TaskRecord,
     checkpoint: tokio::sync::mpsc::UnboundedSender<Journal>,
 ) -> CallState {
+    let info = RequestInfo {
+        method: methods::TOOLS_CALL.to_string(),
+        target: record.tool.clone(),
+        principal: record.principal.clone(),
+        meta: Box::new(record.meta.clone()),
+    };
     CallState {
-        info: RequestInfo {
-            method: methods::TOOLS_CALL.to_string(),
-            target: record.tool.clone(),
-            principal: record.principal.clone(),
-            meta: Box::new(record.meta.clone()),
-        },
         responses: record.answers.clone(),
         journal: record.journal.clone(),
         changes: Some(env.changes.clone()),
         answer_limit: env.answer_limit,
         task_gate: TaskGate::InTask,
         checkpoint: Some(checkpoint),
-        ..Default::default()
+        ..CallState::new(info)
     }
 }
 
