@@ -218,7 +218,12 @@ impl<T: ElicitForm + Send + 'static> IntoFuture for Elicit<T> {
             // answer to the form's fields (a recorded answer was reduced when it was recorded).
             let fields = OnceLock::new();
             let schema = || fields.get_or_init(T::requested_schema);
-            let request = move || ElicitRequest::form(message, schema().clone()).into();
+            // Asking builds the schema into the request, unless an unusable answer built it
+            // already: the schema is cloned only then.
+            let request = || {
+                let requested = fields.get().cloned().unwrap_or_else(T::requested_schema);
+                ElicitRequest::form(message, requested).into()
+            };
             ask::<_, ElicitResult>(
                 "elicit",
                 site,

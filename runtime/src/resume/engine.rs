@@ -11,6 +11,7 @@ use oxmcp_schema::{ClientCapabilities, InputRequest, InputResponses, RequestMeta
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::future::Future;
+use std::io::Write as _;
 use std::panic::Location;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -154,8 +155,17 @@ impl CallState {
         let base = match explicit {
             Some(k) => k.to_string(),
             None => {
-                let digest =
-                    Sha256::digest(format!("{}:{}:{}", site.file(), site.line(), site.column()));
+                // The digest of `file:line:column`, its text written piece by piece.
+                let mut position = [0u8; 24];
+                let written = {
+                    let mut rest = &mut position[..];
+                    let _ = write!(rest, ":{}:{}", site.line(), site.column());
+                    24 - rest.len()
+                };
+                let digest = Sha256::new()
+                    .chain_update(site.file())
+                    .chain_update(&position[..written])
+                    .finalize();
                 let mut base = String::with_capacity(kind.len() + 9);
                 base.push_str(kind);
                 base.push('-');
@@ -325,5 +335,28 @@ impl Future for Suspend {
     type Output = std::convert::Infallible;
     fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Self::Output> {
         Poll::Pending
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An ask's key is its kind and the first four bytes, in hex, of the SHA-256 of its call
+    /// site's `file:line:column`, then `-n` for its nth repeat in the run. Keys are recorded in
+    /// sealed states, so the derivation must not change between releases: an instance would not
+    /// find the answers a state sealed by an older one records.
+    #[test]
+    fn ask_keys_are_derived_from_the_call_site() {
+        let site = Location::caller();
+        let digest = Sha256::digest(format!("{}:{}:{}", site.file(), site.line(), site.column()));
+        let mut hex = String::new();
+        crate::wire::push_hex(&mut hex, &digest[..4]);
+        let mut st = CallState::default();
+        assert_eq!(st.key("elicit", site, None), format!("elicit-{hex}"));
+        assert_eq!(st.key("elicit", site, None), format!("elicit-{hex}-1"));
+        assert_eq!(st.key("sample", site, None), format!("sample-{hex}"));
+        assert_eq!(st.key("elicit", site, Some("mine")), "mine");
+        assert_eq!(st.key("elicit", site, Some("mine")), "mine-1");
     }
 }
