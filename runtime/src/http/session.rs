@@ -34,7 +34,7 @@ use futures_util::future::{AbortHandle, Abortable};
 use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, watch};
 
@@ -235,23 +235,8 @@ impl Sessions {
     /// Sweep idle sessions every so often in the background (once a session exists, so a
     /// router built outside a runtime spawns nothing), for as long as these sessions exist.
     fn start_sweeping(self: &Arc<Self>) {
-        if self.sweeping.set(()).is_err() {
-            return;
-        }
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        let every = (self.idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(60));
-        let weak: Weak<Sessions> = Arc::downgrade(self);
-        runtime.spawn(async move {
-            let mut ticker = tokio::time::interval(every);
-            loop {
-                ticker.tick().await;
-                let Some(sessions) = weak.upgrade() else {
-                    return;
-                };
-                lock(&sessions.inner).sweep(sessions.idle);
-            }
+        crate::wire::sweep_while_alive(self, &self.sweeping, self.idle, |sessions| async move {
+            lock(&sessions.inner).sweep(sessions.idle);
         });
     }
 

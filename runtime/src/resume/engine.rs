@@ -157,10 +157,11 @@ impl CallState {
             None => {
                 // The digest of `file:line:column`, its text written piece by piece.
                 let mut position = [0u8; 24];
+                let capacity = position.len();
                 let written = {
                     let mut rest = &mut position[..];
                     let _ = write!(rest, ":{}:{}", site.line(), site.column());
-                    24 - rest.len()
+                    capacity - rest.len()
                 };
                 let digest = Sha256::new()
                     .chain_update(site.file())

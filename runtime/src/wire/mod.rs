@@ -111,6 +111,41 @@ pub(crate) fn unix_millis() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
+/// Sweep what `owner` keeps in the background, every quarter of `lifetime` (how long an entry
+/// may last; between 50 ms and a minute), for as long as `owner` exists: the task holds it
+/// weakly. Started once (`started`), and only where a runtime is at hand, so an owner built
+/// outside one spawns nothing.
+#[cfg(any(feature = "http", feature = "tasks"))]
+pub(crate) fn sweep_while_alive<T, F>(
+    owner: &std::sync::Arc<T>,
+    started: &std::sync::OnceLock<()>,
+    lifetime: std::time::Duration,
+    sweep: impl Fn(std::sync::Arc<T>) -> F + Send + 'static,
+) where
+    T: Send + Sync + 'static,
+    F: std::future::Future<Output = ()> + Send,
+{
+    use std::time::Duration;
+    if started.set(()).is_err() {
+        return;
+    }
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    let every = (lifetime / 4).clamp(Duration::from_millis(50), Duration::from_secs(60));
+    let weak = std::sync::Arc::downgrade(owner);
+    runtime.spawn(async move {
+        let mut ticker = tokio::time::interval(every);
+        loop {
+            ticker.tick().await;
+            let Some(owner) = weak.upgrade() else {
+                return;
+            };
+            sweep(owner).await;
+        }
+    });
+}
+
 /// The length of `value` as JSON text, without keeping the text.
 #[cfg(feature = "tasks")]
 pub(crate) fn json_len(value: &(impl serde_core::Serialize + ?Sized)) -> usize {

@@ -145,24 +145,9 @@ impl TaskEngine {
     /// Sweep expired tasks out of the store every so often in the background (once a task
     /// exists), for as long as this engine exists.
     fn start_sweeping(self: &Arc<Self>) {
-        if self.sweeping.set(()).is_err() {
-            return;
-        }
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        let every = (self.ttl / 4).clamp(Duration::from_millis(50), Duration::from_secs(60));
-        let weak = Arc::downgrade(self);
-        runtime.spawn(async move {
-            let mut ticker = tokio::time::interval(every);
-            loop {
-                ticker.tick().await;
-                let Some(engine) = weak.upgrade() else {
-                    return;
-                };
-                if let Err(e) = engine.store.sweep().await {
-                    tracing::warn!(error = %e, "expired tasks could not be swept");
-                }
+        crate::wire::sweep_while_alive(self, &self.sweeping, self.ttl, |engine| async move {
+            if let Err(e) = engine.store.sweep().await {
+                tracing::warn!(error = %e, "expired tasks could not be swept");
             }
         });
     }
