@@ -50,52 +50,68 @@ impl AuthorizationHandler for Loopback {
         let base = self.redirect_uri();
         (self.show)(&url);
         Box::pin(async move {
+            // Connections are served side by side, so one that sends nothing (another local
+            // process, or a browser's speculative preconnect) cannot hold up the redirect; the
+            // first connection that delivers `/callback` and has had its answer written ends
+            // the wait, and dropping the set closes the others.
+            let mut connections = tokio::task::JoinSet::new();
             loop {
-                let (stream, _) = listener
-                    .accept()
-                    .await
-                    .map_err(|e| ClientError::transport("the loopback listener", Cause::of(e)))?;
-                let (tx, rx) = tokio::sync::oneshot::channel::<String>();
-                let tx = Mutex::new(Some(tx));
-                let service = hyper::service::service_fn(
-                    move |req: hyper::Request<hyper::body::Incoming>| {
-                        let found = req.uri().path() == "/callback";
-                        if found {
-                            if let Some(tx) = crate::wire::lock(&tx).take() {
-                                let _ = tx.send(req.uri().query().unwrap_or_default().to_string());
-                            }
+                tokio::select! {
+                    accepted = listener.accept(), if connections.len() < LOOPBACK_MAX_CONNECTIONS => {
+                        let (stream, _) = accepted.map_err(|e| {
+                            ClientError::transport("the loopback listener", Cause::of(e))
+                        })?;
+                        connections.spawn(serve_redirect(stream));
+                    }
+                    Some(served) = connections.join_next() => {
+                        if let Ok(Some(query)) = served {
+                            let mut back = Url::parse(&base)
+                                .map_err(|e| ClientError::transport(base.as_str(), Cause::of(e)))?;
+                            back.set_query(Some(&query));
+                            return Ok(back);
                         }
-                        let (status, text) = if found {
-                            (200, "Authorization received: you may close this window.")
-                        } else {
-                            (404, "Not found")
-                        };
-                        async move {
-                            hyper::Response::builder()
-                                .status(status)
-                                .header("content-type", "text/plain; charset=utf-8")
-                                .body(Full::new(Bytes::from_static(text.as_bytes())))
-                        }
-                    },
-                );
-                let io = hyper_util::rt::TokioIo::new(stream);
-                // A connection that sends no request in time is dropped, so another local
-                // process cannot hold the login up.
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .timer(hyper_util::rt::TokioTimer::new())
-                    .header_read_timeout(LOOPBACK_READ_TIMEOUT)
-                    .keep_alive(false)
-                    .serve_connection(io, service)
-                    .await;
-                if let Ok(query) = rx.await {
-                    let mut back = Url::parse(&base)
-                        .map_err(|e| ClientError::transport(base.as_str(), Cause::of(e)))?;
-                    back.set_query(Some(&query));
-                    return Ok(back);
+                    }
                 }
             }
         })
     }
+}
+
+/// How many connections the loopback listener serves at once; more wait to be accepted.
+const LOOPBACK_MAX_CONNECTIONS: usize = 16;
+
+/// Serve one connection to the loopback listener: the query of its `/callback` request once the
+/// answer has been written, or none (another path, no request in time, or a broken connection).
+async fn serve_redirect(stream: tokio::net::TcpStream) -> Option<String> {
+    let received = Arc::new(Mutex::new(None::<String>));
+    let slot = received.clone();
+    let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+        let found = req.uri().path() == "/callback";
+        if found {
+            crate::wire::lock(&slot)
+                .get_or_insert_with(|| req.uri().query().unwrap_or_default().to_string());
+        }
+        let (status, text) = if found {
+            (200, "Authorization received: you may close this window.")
+        } else {
+            (404, "Not found")
+        };
+        async move {
+            hyper::Response::builder()
+                .status(status)
+                .header("content-type", "text/plain; charset=utf-8")
+                .body(Full::new(Bytes::from_static(text.as_bytes())))
+        }
+    });
+    // A connection that sends no request in time is closed.
+    let _ = hyper::server::conn::http1::Builder::new()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(LOOPBACK_READ_TIMEOUT)
+        .keep_alive(false)
+        .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+        .await;
+    let query = crate::wire::lock(&received).take();
+    query
 }
 
 /// An [`AuthorizationHandler`] for authorization servers that approve without a user (test
