@@ -10,12 +10,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build -q --manifest-path .ci/public-api/Cargo.toml --locked --target-dir target/tools
 listing="$PWD/target/tools/debug/public-api-listing"
+# Only rustdoc is given RUSTC_BOOTSTRAP (through a wrapper cargo runs as its rustdoc): in cargo's
+# own environment it would change every dependency's fingerprint, and the dependencies the docs
+# were just built against would all be checked again.
+rustdoc_json="$PWD/target/tools/rustdoc-json"
+printf '#!/bin/sh\nRUSTC_BOOTSTRAP=1 exec %s "$@"\n' "$(rustup which rustdoc 2>/dev/null || command -v rustdoc)" >"$rustdoc_json"
+chmod +x "$rustdoc_json"
 status=0
 # crate, folder, features
 while read -r krate folder features; do
   fresh=$(mktemp)
   # shellcheck disable=SC2086
-  RUSTC_BOOTSTRAP=1 cargo rustdoc -q --lib -p "$krate" $features --color never \
+  RUSTDOC="$rustdoc_json" cargo rustdoc -q --lib -p "$krate" $features --color never \
     -- -Z unstable-options --output-format json 2>"$fresh.log" || { cat "$fresh.log"; exit 1; }
   "$listing" "target/doc/${krate//-/_}.json" >"$fresh"
   if [ "${1:-}" = "--bless" ]; then
