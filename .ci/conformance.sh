@@ -23,7 +23,10 @@ node22="$PWD/$dir/node_modules/.bin/node"
 suite="$PWD/$dir/node_modules/.bin/conformance"
 "$node22" --version
 
-cargo build -q -p mcp-tests --bin conformance-server
+# The fixture binaries as the integration tests build them (for their test target `it`, with the
+# features in MCP_TESTS_FEATURES when set, as CI sets them): CI then compiles them once for both,
+# where `cargo build --bin` would build every dependency again without the tests' own features.
+cargo test -q -p mcp-tests ${MCP_TESTS_FEATURES:+--features "$MCP_TESTS_FEATURES"} --test it --no-run
 port=$(( 20000 + RANDOM % 20000 ))
 ./target/debug/conformance-server --port "$port" 2>"$dir/server.log" &
 server_pid=$!
@@ -93,7 +96,6 @@ wait "$server_pid" 2>/dev/null || true
 
 # Client scenarios: their mock servers listen on all interfaces, so they run in a private
 # network namespace with only loopback up.
-cargo build -q -p mcp-tests --bin conformance-client
 client="$PWD/target/debug/conformance-client"
 # Every non-auth 2026 scenario, then the 2025-11-25 ones against the suite's 2025 servers: the client
 # probes, falls back to initialize, answers the server's own requests (on the call's stream or
