@@ -49,13 +49,15 @@ enum Step<T> {
 /// reads, so a client cannot make the sealed state carry fields nobody asked for; its second
 /// argument says that the answer is one recorded so (a replay), not a fresh one. A recorded
 /// answer over the call's limit refuses the request (-32602) instead of sealing it. The request
-/// is built only when it is sent: most asks of a retry are replays. A recorded answer is read as
-/// the one type `R` its ask records, not tried against every kind of answer.
+/// is built only when it is sent: most asks of a retry are replays; `request`'s argument says
+/// whether this future will read the answer (a 2025 session's live ask) or a later request will
+/// bring it. A recorded answer is read as the one type `R` its ask records, not tried against
+/// every kind of answer.
 async fn ask<T, R>(
     kind: &'static str,
     site: &'static Location<'static>,
     explicit: Option<String>,
-    request: impl FnOnce() -> InputRequest,
+    request: impl FnOnce(bool) -> InputRequest,
     supported: impl Fn(&ClientCapabilities) -> bool,
     required: ClientCapabilities,
     parse: impl Fn(&InputResponse, bool) -> Option<(T, InputResponse)>,
@@ -70,7 +72,7 @@ where
             if !supported(st.info.capabilities()) {
                 return Step::Missing;
             }
-            return Step::Live(live, Box::new(request()));
+            return Step::Live(live, Box::new(request(true)));
         }
         let key = st.key(kind, site, explicit.as_deref());
         if let Some(v) = st.journal.get(&key) {
@@ -106,7 +108,7 @@ where
         if !supported(st.info.capabilities()) {
             return Step::Missing;
         }
-        st.pending.insert(key, request());
+        st.pending.insert(key, request(false));
         Step::Wait
     })
     .ok_or(AskError::OutsideHandler)?;
@@ -218,10 +220,16 @@ impl<T: ElicitForm + Send + 'static> IntoFuture for Elicit<T> {
             // answer to the form's fields (a recorded answer was reduced when it was recorded).
             let fields = OnceLock::new();
             let schema = || fields.get_or_init(T::requested_schema);
-            // Asking builds the schema into the request, unless an unusable answer built it
-            // already: the schema is cloned only then.
-            let request = || {
-                let requested = fields.get().cloned().unwrap_or_else(T::requested_schema);
+            // Asking with an answer this future reads (a 2025 session's) keeps the schema for
+            // reading it and sends a clone; asking with an answer a later request brings (2026,
+            // where this future ends at the question) builds the schema into the request,
+            // unless an unusable answer built it already.
+            let request = |answered_here: bool| {
+                let requested = if answered_here {
+                    schema().clone()
+                } else {
+                    fields.get().cloned().unwrap_or_else(T::requested_schema)
+                };
                 ElicitRequest::form(message, requested).into()
             };
             ask::<_, ElicitResult>(
@@ -300,7 +308,7 @@ impl IntoFuture for ElicitUrl {
             "elicit-url",
             self.site,
             self.key,
-            move || request.into(),
+            move |_| request.into(),
             url_supported,
             caps_elicitation(false),
             |v, _| {
@@ -434,7 +442,7 @@ impl IntoFuture for Sample {
             "sample",
             self.site,
             self.key,
-            move || self.sampling.request.into(),
+            move |_| self.sampling.request.into(),
             move |c| {
                 c.sampling
                     .as_ref()
@@ -512,7 +520,7 @@ impl IntoFuture for ListRoots {
             "roots",
             self.site,
             self.key,
-            || ListRootsRequest::new().into(),
+            |_| ListRootsRequest::new().into(),
             |c| c.roots.is_some(),
             ClientCapabilities {
                 roots: Some(ClientCapabilitiesRoots::default()),
