@@ -29,14 +29,18 @@ fn cases(default: u32) -> ProptestConfig {
     ProptestConfig::with_cases(cases)
 }
 
+/// A current-thread runtime, its clock paused or not.
+fn current_thread(paused: bool) -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(paused)
+        .build()
+        .expect("a runtime")
+}
+
 fn runtime() -> &'static tokio::runtime::Runtime {
     static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RT.get_or_init(|| {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime")
-    })
+    RT.get_or_init(|| current_thread(false))
 }
 
 /// A runtime whose clock is paused and moves on whenever every task waits, for tests whose
@@ -44,13 +48,7 @@ fn runtime() -> &'static tokio::runtime::Runtime {
 /// instead of in real time, and a call that never ends still hits the test's own limit.
 fn paused_runtime() -> &'static tokio::runtime::Runtime {
     static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RT.get_or_init(|| {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .start_paused(true)
-            .build()
-            .expect("a runtime")
-    })
+    RT.get_or_init(|| current_thread(true))
 }
 
 fn server() -> Arc<Server> {
