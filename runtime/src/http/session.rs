@@ -235,7 +235,8 @@ impl Sessions {
     /// Sweep idle sessions every so often in the background (once a session exists, so a
     /// router built outside a runtime spawns nothing), for as long as these sessions exist.
     fn start_sweeping(self: &Arc<Self>) {
-        crate::wire::sweep_while_alive(self, &self.sweeping, self.idle, |sessions| async move {
+        let every = crate::wire::sweep_period(self.idle);
+        crate::wire::every_while_alive(self, &self.sweeping, every, |sessions| async move {
             lock(&sessions.inner).sweep(sessions.idle);
         });
     }

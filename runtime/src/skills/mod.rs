@@ -172,27 +172,14 @@ impl Skills {
     /// it changes, for as long as these skills exist.
     pub(crate) fn watch(self: &Arc<Self>) {
         let Some(dir) = self.dir.clone() else { return };
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        if self.watching.set(()).is_err() {
-            return;
-        }
-        let weak = Arc::downgrade(self);
-        let every = self.poll;
-        runtime.spawn(async move {
-            let mut ticker = tokio::time::interval(every);
-            ticker.tick().await;
-            loop {
-                ticker.tick().await;
-                let Some(skills) = weak.upgrade() else { return };
-                let dir = dir.clone();
+        crate::wire::every_while_alive(self, &self.watching, self.poll, move |skills| {
+            let dir = dir.clone();
+            async move {
                 let changed = tokio::task::spawn_blocking(move || load::fingerprint(&dir))
                     .await
                     .is_ok_and(|now| now != *crate::wire::lock(&skills.seen));
                 if changed {
-                    let again = skills.clone();
-                    let _ = tokio::task::spawn_blocking(move || again.reload()).await;
+                    let _ = tokio::task::spawn_blocking(move || skills.reload()).await;
                 }
             }
         });

@@ -111,39 +111,46 @@ pub(crate) fn unix_millis() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
-/// Sweep what `owner` keeps in the background, every quarter of `lifetime` (how long an entry
-/// may last; between 50 ms and a minute), for as long as `owner` exists: the task holds it
-/// weakly. Started once (`started`), and only where a runtime is at hand, so an owner built
-/// outside one spawns nothing.
-#[cfg(any(feature = "http", feature = "tasks"))]
-pub(crate) fn sweep_while_alive<T, F>(
+/// Run `work` on `owner` in the background every `every` (the first run one period after the
+/// start), for as long as `owner` exists: the task holds it weakly. Started once (`started`),
+/// and only where a runtime is at hand: an owner first used outside one spawns nothing then, and
+/// starts its task on a later call made inside one.
+#[cfg(any(feature = "http", feature = "tasks", feature = "skills"))]
+pub(crate) fn every_while_alive<T, F>(
     owner: &std::sync::Arc<T>,
     started: &std::sync::OnceLock<()>,
-    lifetime: std::time::Duration,
-    sweep: impl Fn(std::sync::Arc<T>) -> F + Send + 'static,
+    every: std::time::Duration,
+    work: impl Fn(std::sync::Arc<T>) -> F + Send + 'static,
 ) where
     T: Send + Sync + 'static,
     F: std::future::Future<Output = ()> + Send,
 {
-    use std::time::Duration;
-    if started.set(()).is_err() {
-        return;
-    }
     let Ok(runtime) = tokio::runtime::Handle::try_current() else {
         return;
     };
-    let every = (lifetime / 4).clamp(Duration::from_millis(50), Duration::from_secs(60));
+    if started.set(()).is_err() {
+        return;
+    }
     let weak = std::sync::Arc::downgrade(owner);
     runtime.spawn(async move {
         let mut ticker = tokio::time::interval(every);
+        // The interval's first tick is immediate: what was just built or loaded needs no work.
+        ticker.tick().await;
         loop {
             ticker.tick().await;
             let Some(owner) = weak.upgrade() else {
                 return;
             };
-            sweep(owner).await;
+            work(owner).await;
         }
     });
+}
+
+/// How often to sweep what lasts `lifetime`: every quarter of it, between 50 ms and a minute.
+#[cfg(any(feature = "http", feature = "tasks"))]
+pub(crate) fn sweep_period(lifetime: std::time::Duration) -> std::time::Duration {
+    use std::time::Duration;
+    (lifetime / 4).clamp(Duration::from_millis(50), Duration::from_secs(60))
 }
 
 /// The length of `value` as JSON text, without keeping the text.
@@ -280,5 +287,60 @@ mod id_tests {
             "{a}"
         );
         assert_ne!(a, b);
+    }
+}
+
+#[cfg(all(test, any(feature = "http", feature = "tasks", feature = "skills")))]
+mod background_tests {
+    use super::every_while_alive;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, OnceLock};
+    use std::time::Duration;
+
+    struct Owner {
+        runs: AtomicUsize,
+        started: OnceLock<()>,
+    }
+
+    fn start(owner: &Arc<Owner>) {
+        every_while_alive(
+            owner,
+            &owner.started,
+            Duration::from_secs(1),
+            |o| async move {
+                o.runs.fetch_add(1, Ordering::SeqCst);
+            },
+        );
+    }
+
+    #[test]
+    fn work_starts_once_inside_a_runtime_runs_a_period_apart_and_stops_with_its_owner() {
+        let owner = Arc::new(Owner {
+            runs: AtomicUsize::new(0),
+            started: OnceLock::new(),
+        });
+        // Outside a runtime nothing starts, and a later call from inside one still can.
+        start(&owner);
+        assert!(owner.started.get().is_none());
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            start(&owner);
+            start(&owner);
+            assert!(owner.started.get().is_some());
+            // Nothing runs at the start, then once a period (a second call started no twin).
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            assert_eq!(owner.runs.load(Ordering::SeqCst), 0);
+            tokio::time::sleep(Duration::from_millis(2_000)).await;
+            assert_eq!(owner.runs.load(Ordering::SeqCst), 2);
+            // The task holds its owner weakly: once the owner is gone, it ends.
+            let weak = Arc::downgrade(&owner);
+            drop(owner);
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            assert!(weak.upgrade().is_none());
+        });
     }
 }

@@ -145,7 +145,8 @@ impl TaskEngine {
     /// Sweep expired tasks out of the store every so often in the background (once a task
     /// exists), for as long as this engine exists.
     fn start_sweeping(self: &Arc<Self>) {
-        crate::wire::sweep_while_alive(self, &self.sweeping, self.ttl, |engine| async move {
+        let every = crate::wire::sweep_period(self.ttl);
+        crate::wire::every_while_alive(self, &self.sweeping, every, |engine| async move {
             if let Err(e) = engine.store.sweep().await {
                 tracing::warn!(error = %e, "expired tasks could not be swept");
             }
