@@ -278,7 +278,7 @@ fn main() -> std::process::ExitCode {
         // generator: this project's two servers sized as the README advises there ("Sizing the
         // runtime": a worker fewer than the cores, as the fixture binary ships), the peers on
         // tokio's default (a worker per core), which measured faster for them than one worker
-        // (BENCHMARKS.md, "The tail"). LOAD_SERVER_THREADS=N overrides it for every server.
+        // (BENCHMARKS.md, "What the numbers say", Workers). LOAD_SERVER_THREADS=N overrides it for every server.
         let which = args.get(1).map(String::as_str);
         let threads = match std::env::var("LOAD_SERVER_THREADS")
             .ok()

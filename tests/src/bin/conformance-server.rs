@@ -25,7 +25,7 @@
 //! (at least one): this server runs beside its clients (the conformance suite, the load
 //! generator) on the same host, and its requests are short (tens of µs), so a worker per core
 //! makes one thread more than there are cores whenever the clients are busy, and a request then
-//! waits a scheduler slice (about 3 ms) in a preempted worker; see BENCHMARKS.md, "The tail".
+//! waits a scheduler slice (about 3 ms) in a preempted worker; see BENCHMARKS.md, "What the numbers say", Workers.
 
 use oxmcp::{request_state::KeyRing, Server};
 use std::sync::Arc;
