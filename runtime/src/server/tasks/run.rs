@@ -66,8 +66,7 @@ pub(super) fn spawn_run(env: RunEnv, task_id: String, run: u64) {
 /// One run of a task: replay the handler from the journal with the answers received, then
 /// record where it ended, unless the task moved on meanwhile (cancelled, or another run).
 async fn drive(env: &RunEnv, task_id: &str, run: u64) {
-    let store = &env.engine.store;
-    let record = match store.get(task_id).await {
+    let record = match env.engine.store.get(task_id).await {
         Ok(Some(r)) if r.run == run && r.status == TaskStatus::Working => r,
         Ok(_) => return,
         Err(e) => {
@@ -75,23 +74,12 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
             return;
         }
     };
-    let (checkpoint, mut checkpoints) = tokio::sync::mpsc::unbounded_channel::<Journal>();
+    let (checkpoint, checkpoints) = tokio::sync::mpsc::unbounded_channel::<Journal>();
     let state = run_state(env, &record, checkpoint);
-    // The run holds the task's lease, renewed while it runs; each step's result is stored as
-    // it is recorded.
-    let instance = env.engine.instance.clone();
-    let lease = env.engine.lease_ms();
-    let holds = |r: &TaskRecord| {
-        r.run == run
-            && r.status == TaskStatus::Working
-            && r.lease_owner.as_deref() == Some(&instance)
-    };
-    let renew = |r: &mut TaskRecord| {
-        if !holds(r) {
-            return false;
-        }
-        r.lease_until_ms = now_ms() + lease;
-        true
+    let lease = Lease {
+        instance: env.engine.instance.clone(),
+        run,
+        ms: env.engine.lease_ms(),
     };
     // Dropped before the run finishes (cancelled, taken over, aborted), the round tells the
     // handler.
@@ -121,17 +109,86 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
             .clone()
             .unwrap_or_else(opentelemetry::Context::current),
     );
+    let Some(outcome) = hold_lease(env, task_id, &lease, running, checkpoints).await else {
+        // Cancelled, or taken over: this run stops.
+        return;
+    };
+    #[cfg(feature = "otel")]
+    if let Some(cx) = &run_span {
+        trace_run_end(cx, &outcome, payloads);
+    }
+    if let Outcome::Panicked(message) = &outcome {
+        tracing::error!(task = task_id, panic = %message, "a task's handler panicked");
+    }
+    // Checkpoints still queued need no write: a suspended run's outcome carries the whole
+    // journal, and a finished task is never replayed.
+    let finish = |r: &mut TaskRecord| {
+        if !lease.holds(r) {
+            return false;
+        }
+        record_outcome(r, &outcome);
+        true
+    };
+    match env.engine.store.update(task_id, &finish).await {
+        Ok(Some(r)) if holds_after(&r, run) => env.engine.count(r.status.as_str()),
+        Ok(_) => {}
+        Err(e) => {
+            env.engine.store_error();
+            tracing::warn!(task = task_id, error = %e, "a task's outcome could not be stored");
+        }
+    }
+}
+
+/// A run's hold on its task: the record names this instance as the lease's owner, for this run,
+/// while the task is working; renewed `ms` at a time.
+struct Lease {
+    instance: String,
+    run: u64,
+    ms: u64,
+}
+
+impl Lease {
+    /// Whether `r` is still held by this run.
+    fn holds(&self, r: &TaskRecord) -> bool {
+        r.run == self.run
+            && r.status == TaskStatus::Working
+            && r.lease_owner.as_deref() == Some(&self.instance)
+    }
+}
+
+/// The outcome of `running`, reached while this run holds the task's lease: the lease is renewed
+/// every third of its length, and each step's journal sent to `checkpoints` is stored as it is
+/// recorded. `None` when the lease was lost (the task cancelled, or taken over by another
+/// instance): the run stops there, and `running` is dropped.
+async fn hold_lease<F>(
+    env: &RunEnv,
+    task_id: &str,
+    lease: &Lease,
+    running: F,
+    mut checkpoints: tokio::sync::mpsc::UnboundedReceiver<Journal>,
+) -> Option<RunOutcome>
+where
+    F: std::future::Future<Output = (RunOutcome, crate::resume::engine::Call)>,
+{
+    let store = &env.engine.store;
+    let renew = |r: &mut TaskRecord| {
+        if !lease.holds(r) {
+            return false;
+        }
+        r.lease_until_ms = now_ms() + lease.ms;
+        true
+    };
     tokio::pin!(running);
     // The first renewal a third of the lease from now (an interval's immediate first tick would
     // make the run wait for the timer's next millisecond before it starts).
     let every = env.engine.lease / 3;
     let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
-    let outcome = loop {
+    loop {
         tokio::select! {
-            (outcome, _) = &mut running => break outcome,
+            (outcome, _) = &mut running => return Some(outcome),
             Some(journal) = checkpoints.recv() => {
                 let save = |r: &mut TaskRecord| {
-                    if !holds(r) {
+                    if !lease.holds(r) {
                         return false;
                     }
                     r.journal = journal.clone();
@@ -143,52 +200,34 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
             }
             _ = ticker.tick() => {
                 match store.update(task_id, &renew).await {
-                    Ok(Some(r)) if holds(&r) => {}
-                    Ok(_) => {
-                        // Cancelled, or taken over: this run stops.
-                        return;
-                    }
+                    Ok(Some(r)) if lease.holds(&r) => {}
+                    Ok(_) => return None,
                     Err(e) => tracing::warn!(task = task_id, error = %e, "a task's lease could not be renewed"),
                 }
             }
         }
-    };
-    #[cfg(feature = "otel")]
-    if let Some(cx) = &run_span {
-        use crate::otel::RunEnd;
-        let panicked;
-        let end = match &outcome {
-            Outcome::Done(Ok(result)) => RunEnd::Done(result),
-            Outcome::Done(Err(e)) | Outcome::Refused(e) => RunEnd::Failed(e),
-            Outcome::Panicked(_) => {
-                panicked = panicked_error();
-                RunEnd::Failed(&panicked)
-            }
-            Outcome::Suspended { .. } => RunEnd::Suspended,
-            Outcome::Detached { .. } => RunEnd::Other,
-        };
-        crate::otel::task_run_ended(cx, end, payloads);
     }
-    // Checkpoints still queued need no write: a suspended run's outcome carries the whole
-    // journal, and a finished task is never replayed.
-    let finish = |r: &mut TaskRecord| {
-        if !holds(r) {
-            return false;
+}
+
+/// How a run of a tool ended.
+type RunOutcome = Outcome<Result<oxmcp_schema::CallToolResult, Error>>;
+
+/// End the run's span with how the run ended.
+#[cfg(feature = "otel")]
+fn trace_run_end(cx: &opentelemetry::Context, outcome: &RunOutcome, payloads: bool) {
+    use crate::otel::RunEnd;
+    let panicked;
+    let end = match outcome {
+        Outcome::Done(Ok(result)) => RunEnd::Done(result),
+        Outcome::Done(Err(e)) | Outcome::Refused(e) => RunEnd::Failed(e),
+        Outcome::Panicked(_) => {
+            panicked = panicked_error();
+            RunEnd::Failed(&panicked)
         }
-        record_outcome(r, &outcome);
-        true
+        Outcome::Suspended { .. } => RunEnd::Suspended,
+        Outcome::Detached { .. } => RunEnd::Other,
     };
-    if let Outcome::Panicked(message) = &outcome {
-        tracing::error!(task = task_id, panic = %message, "a task's handler panicked");
-    }
-    match store.update(task_id, &finish).await {
-        Ok(Some(r)) if holds_after(&r, run) => env.engine.count(r.status.as_str()),
-        Ok(_) => {}
-        Err(e) => {
-            env.engine.store_error();
-            tracing::warn!(task = task_id, error = %e, "a task's outcome could not be stored");
-        }
-    }
+    crate::otel::task_run_ended(cx, end, payloads);
 }
 
 /// What a run of the task in `record` starts from: its call, the answers received, its journal,
@@ -217,10 +256,7 @@ fn run_state(
 
 /// Record in `r` where a run ended: completed or failed (the task's holds released), waiting
 /// for input, or detached to run once more.
-fn record_outcome(
-    r: &mut TaskRecord,
-    outcome: &Outcome<Result<oxmcp_schema::CallToolResult, Error>>,
-) {
+fn record_outcome(r: &mut TaskRecord, outcome: &RunOutcome) {
     r.updated_ms = now_ms();
     r.answers.clear();
     r.lease_owner = None;
