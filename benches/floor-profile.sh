@@ -52,24 +52,18 @@ syscalls = [("kernel: send", r"writev|sendmsg|__send|libc_write"), ("kernel: rec
 # goes to the part that called them.
 libc = re.compile(r"libc\.so|\(inlined\)|\[vdso\]|\[unknown\]|std::|core::|alloc::|<core::|<alloc::|<std::|__rust|digest::|<digest::|hashbrown::|indexmap::|<indexmap::|<&mut ")
 
+def owner(frames, skip, table, unmatched, none):
+    """The name in `table` whose pattern the first frame not `skip`ped matches (`unmatched` when
+    none does; `none` when every frame is skipped)."""
+    for f in frames:
+        if not skip(f):
+            return next((name for name, pat in table if re.search(pat, f)), unmatched)
+    return none
+
 def category(frames):
     if "kallsyms" in frames[0]:
-        for f in frames:
-            if "kallsyms" in f:
-                continue
-            for name, pat in syscalls:
-                if re.search(pat, f):
-                    return name
-            return "kernel: other"
-        return "kernel: interrupts"
-    for f in frames:
-        if libc.search(f):
-            continue
-        for name, pat in parts:
-            if re.search(pat, f):
-                return name
-        return "other"
-    return "other"
+        return owner(frames, lambda f: "kallsyms" in f, syscalls, "kernel: other", "kernel: interrupts")
+    return owner(frames, libc.search, parts, "other", "other")
 
 rows, cpu = {}, {}
 for server in ("ours", "floor"):
