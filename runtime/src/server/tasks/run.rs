@@ -122,13 +122,7 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
     }
     // Checkpoints still queued need no write: a suspended run's outcome carries the whole
     // journal, and a finished task is never replayed.
-    let finish = |r: &mut TaskRecord| {
-        if !lease.holds(r) {
-            return false;
-        }
-        record_outcome(r, &outcome);
-        true
-    };
+    let finish = lease.while_held(|r| record_outcome(r, &outcome));
     match env.engine.store.update(task_id, &finish).await {
         Ok(Some(r)) if holds_after(&r, run) => env.engine.count(r.status.as_str()),
         Ok(_) => {}
@@ -154,6 +148,21 @@ impl Lease {
             && r.status == TaskStatus::Working
             && r.lease_owner.as_deref() == Some(&self.instance)
     }
+
+    /// `change` as a task store change that applies only while this run holds the task: to a
+    /// record it no longer holds, nothing is written.
+    fn while_held<'a>(
+        &'a self,
+        change: impl Fn(&mut TaskRecord) + Send + Sync + 'a,
+    ) -> impl Fn(&mut TaskRecord) -> bool + Send + Sync + 'a {
+        move |r| {
+            if !self.holds(r) {
+                return false;
+            }
+            change(r);
+            true
+        }
+    }
 }
 
 /// The outcome of `running`, reached while this run holds the task's lease: the lease is renewed
@@ -171,13 +180,7 @@ where
     F: std::future::Future<Output = (RunOutcome, crate::resume::engine::Call)>,
 {
     let store = &env.engine.store;
-    let renew = |r: &mut TaskRecord| {
-        if !lease.holds(r) {
-            return false;
-        }
-        r.lease_until_ms = now_ms() + lease.ms;
-        true
-    };
+    let renew = lease.while_held(|r| r.lease_until_ms = now_ms() + lease.ms);
     tokio::pin!(running);
     // The first renewal a third of the lease from now (an interval's immediate first tick would
     // make the run wait for the timer's next millisecond before it starts).
@@ -187,13 +190,7 @@ where
         tokio::select! {
             (outcome, _) = &mut running => return Some(outcome),
             Some(journal) = checkpoints.recv() => {
-                let save = |r: &mut TaskRecord| {
-                    if !lease.holds(r) {
-                        return false;
-                    }
-                    r.journal = journal.clone();
-                    true
-                };
+                let save = lease.while_held(|r| r.journal = journal.clone());
                 if let Err(e) = store.update(task_id, &save).await {
                     tracing::warn!(task = task_id, error = %e, "a step's result could not be stored");
                 }
